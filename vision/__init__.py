@@ -1,0 +1,1 @@
+"""Tabletop Arbiter vision: board calibration and recognition (arrives with the vision issue)."""
