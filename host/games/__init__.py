@@ -9,6 +9,12 @@ from .base import (IllegalTurn, Inference, NotationError, OptionError, Outcome, 
                    RulesError, Step, TurnInProgress)
 
 GAMES = ("pylos", "sparks", "sparklies")
+#: the keyword options each engine takes besides its variant
+OPTIONS: dict[str, tuple[str, ...]] = {
+    "pylos": ("reserve_rule",),
+    "sparks": (),
+    "sparklies": ("width", "height", "dead", "wrap"),
+}
 
 __all__ = ["GAMES", "IllegalTurn", "Inference", "NotationError", "OptionError", "Outcome",
            "Rules", "RulesError", "Step", "TurnInProgress", "rules_for", "rules_from_tags"]
@@ -17,6 +23,11 @@ __all__ = ["GAMES", "IllegalTurn", "Inference", "NotationError", "OptionError", 
 def rules_for(game: str, variant: str | None = None, **options: object) -> Rules:
     """The rules of ``game`` with a variant and engine options (see docs/games/)."""
     game = game.lower()
+    unknown = sorted(set(options) - set(OPTIONS.get(game, options)))
+    if unknown:
+        if not OPTIONS[game]:
+            raise OptionError(f"{game} takes no options, not {unknown[0]!r}")
+        raise OptionError(f"{game} has no option {unknown[0]!r} (options: {', '.join(OPTIONS[game])})")
     if game == "pylos":
         from .pylos import PylosRules
         return PylosRules(variant or "standard", **options)  # type: ignore[arg-type]

@@ -87,12 +87,19 @@ def supported(i: int, occupied: int) -> bool:
     return SUPPORTS[i] & occupied == SUPPORTS[i]
 
 
+_UPPER: tuple[tuple[int, int, int], ...] = tuple(
+    (i, 1 << i, SUPPORTS[i]) for i in range(COUNT) if LEVEL[i] > 1
+)
+
+
 def free_spots(occupied: int) -> int:
-    """Mask of the empty positions where a ball may be put."""
-    out = 0
-    for i in range(COUNT):
-        if not occupied >> i & 1 and SUPPORTS[i] & occupied == SUPPORTS[i]:
-            out |= 1 << i
+    """Mask of the empty positions where a ball may be put. Every empty base hollow is
+    one, so only the 14 upper positions need their supports checked (the hot path of
+    move generation)."""
+    out = LEVEL_MASK[1] & ~occupied
+    for i, bit, sup in _UPPER:
+        if occupied & sup == sup and not occupied & bit:
+            out |= bit
     return out
 
 
