@@ -36,8 +36,9 @@ def sample_positions(rules, rng: random.Random, count: int) -> list:
 def run(quick: bool = False) -> list[tuple[str, str, str]]:
     rows = []
     games = 50 if quick else 2000
-    for game in ("pylos", "sparks"):
-        rules = rules_for(game)
+    for game, variant in (("pylos", "standard"), ("pylos", "mature"), ("pylos", "children"), ("sparks", "standard")):
+        rules = rules_for(game, variant)
+        name = game if game == "sparks" else f"{game} {variant}"
         rng = random.Random(1)
         positions = sample_positions(rules, rng, 200 if quick else 5000)
         t0 = time.perf_counter()
@@ -50,11 +51,11 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
             total_turns += playout(rules, rng)
             durations.append(time.perf_counter() - t0)
             if k % 500 == 499:
-                print(f"  {game}: {k + 1}/{games} playouts", file=sys.stderr, flush=True)
+                print(f"  {name}: {k + 1}/{games} playouts", file=sys.stderr, flush=True)
         durations.sort()
-        rows.append((f"{game} legal-turn generation",
+        rows.append((f"{name} legal-turn generation",
                      f"{len(positions) / gen_time:,.0f} positions/s ({generated / gen_time:,.0f} turns/s)", ""))
-        rows.append((f"{game} random playout mean / p99",
+        rows.append((f"{name} random playout mean / p99",
                      f"{1000 * statistics.fmean(durations):.2f} ms / {1000 * durations[int(0.99 * (len(durations) - 1))]:.2f} ms"
                      f" ({len(durations) / sum(durations):,.0f} games/s, {total_turns / len(durations):.1f} turns)",
                      "mean < 2 ms"))
