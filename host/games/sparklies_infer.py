@@ -94,17 +94,10 @@ class _Problem:
             return 0
         if not active:
             return None
-        board = self.board
-        dilate, two = board.dilate, board.at_least_two
-        within = self.mine_after
-        r, g, b = cols
         reach = active
         total = layer = 0
         while True:
-            front = dilate(reach) & within & ~reach
-            grown = ((r & front & two((b & mine) | reach))
-                     | (g & front & two((r & mine) | reach))
-                     | (b & front & two((g & mine) | reach)))
+            grown = self.grow(cols, mine, reach)
             if not grown:
                 return None
             layer += 1
@@ -112,6 +105,18 @@ class _Problem:
             reach |= grown
             if not need & ~reach:
                 return total
+
+    def grow(self, cols: tuple[int, int, int], mine: int, reach: int) -> int:
+        """The squares next to ``reach`` that a chain from ``reach`` could capture at once
+        (subtle): a square of the attacked colour, kept by the mover at the end, with two
+        attackers among the mover's squares or the squares already reached."""
+        board = self.board
+        two = board.at_least_two
+        r, g, b = cols
+        front = board.dilate(reach) & self.mine_after & ~reach
+        return ((r & front & two((b & mine) | reach))
+                | (g & front & two((r & mine) | reach))
+                | (b & front & two((g & mine) | reach)))
 
     def intermediate_bound(self, cols: tuple[int, int, int], mine: int, active: int,
                            need: int) -> int:
@@ -123,19 +128,13 @@ class _Problem:
         need &= ~active
         if not need:
             return 0
-        board = self.board
-        dilate, two = board.dilate, board.at_least_two
-        within = self.mine_after
         reach = active
-        r, g, b = cols
         while True:
-            front = dilate(reach) & within & ~reach
-            grown = ((r & front & two((b & mine) | reach))
-                     | (g & front & two((r & mine) | reach))
-                     | (b & front & two((g & mine) | reach)))
+            grown = self.grow(cols, mine, reach)
             if not grown:
                 break
             reach |= grown
+        dilate, two = self.board.dilate, self.board.at_least_two
         final = self.final
         hard = 0
         for v in range(3):
