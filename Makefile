@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench venv clean
+.PHONY: demo test bench venv clean system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -18,8 +18,12 @@ venv: $(STAMP)
 demo: $(STAMP)
 	$(VENV)/bin/arbiter demo $(DEMO_ARGS)
 
+## system-deps: the Debian packages the tests need (scripts/apt-packages.txt)
+system-deps:
+	scripts/system-deps.sh
+
 ## test: install everything the tests need and run the whole suite
-test: $(STAMP)
+test: $(STAMP) system-deps
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 ## bench: run the benchmarks and print a table

@@ -1,0 +1,48 @@
+"""Events: what the referee decided, for the sinks (MQTT, the recorder, LEDs, displays).
+
+Every event is one JSON object ``{"t": ..., "type": ..., ...}`` (docs/mqtt.md lists the
+fields of each type). Events are immutable values; sinks never change or reinterpret them.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any, Mapping
+
+MOVE = "move"
+ILLEGAL = "illegal"
+RESTORED = "restored"
+TAKEBACK = "takeback"
+CONFIRM_NEEDED = "confirm-needed"
+GAME_OVER = "game-over"
+NEW_GAME = "new-game"
+TYPES = (MOVE, ILLEGAL, RESTORED, TAKEBACK, CONFIRM_NEEDED, GAME_OVER, NEW_GAME)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """``t`` is the time of the observation (or command) that caused the event, on the
+    source's clock; ``data`` the type's fields."""
+
+    type: str
+    t: float
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.type not in TYPES:
+            raise ValueError(f"unknown event type {self.type!r}")
+        if not isinstance(self.data, MappingProxyType):
+            object.__setattr__(self, "data", MappingProxyType(dict(self.data)))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"t": self.t, "type": self.type, **self.data}
+
+    def to_line(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> "Event":
+        rest = {k: v for k, v in data.items() if k not in ("t", "type")}
+        return cls(str(data["type"]), float(data["t"]), rest)

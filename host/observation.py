@@ -1,0 +1,134 @@
+"""Observations: what one source saw at one instant, and the JSON Lines log that keeps them.
+
+A log line is ``{"t": 12.345, "cells": {"1a1": "W", "1b1": ".", "2a1": "?", "1c1": "#"}}``:
+``.`` empty, ``?`` unknown, ``#`` occupied with unknown colour, otherwise the piece letter.
+Sparklies cells are two characters, tile colour then controller (``Rb``, ``G.``), ``??``
+unknown; either character alone may be ``?``. Positions a source does not report are unknown.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Iterator, Mapping
+
+from .games import Rules
+
+EMPTY = "."
+UNKNOWN = "?"
+OCCUPIED = "#"
+#: letters a pyramid cell may hold, by game
+PYRAMID_LETTERS = {"pylos": "LD", "sparks": "WBR"}
+TILE_COLOURS = "RGB"
+CONTROLLERS = ".bw"
+
+
+class ObservationError(ValueError):
+    """A malformed observation: says which line (when read from a log) and what is wrong."""
+
+    def __init__(self, message: str, line: int | None = None):
+        self.line = line
+        super().__init__(f"line {line}: {message}" if line is not None else message)
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    """Cells seen at time ``t`` (seconds, the source's clock). ``cells`` is read-only."""
+
+    t: float
+    cells: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.cells, MappingProxyType):
+            object.__setattr__(self, "cells", MappingProxyType(dict(self.cells)))
+
+    def get(self, name: str, unknown: str = UNKNOWN) -> str:
+        """The cell's content; ``unknown`` (``?``, or ``??`` for Sparklies) when the source
+        did not report it."""
+        return self.cells.get(name, unknown)
+
+    def to_json(self) -> dict:
+        return {"t": self.t, "cells": dict(self.cells)}
+
+    def to_line(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"))
+
+
+def parse_line(text: str, line: int | None = None) -> Observation:
+    """One log line; ObservationError with the line number for anything malformed."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ObservationError(f"not JSON: {exc.msg} at column {exc.colno}", line) from None
+    if not isinstance(data, dict):
+        raise ObservationError('expected an object like {"t": 1.0, "cells": {...}}', line)
+    extra = set(data) - {"t", "cells"}
+    if extra:
+        raise ObservationError(f"unknown key {sorted(extra)[0]!r} (expected 't' and 'cells')", line)
+    t = data.get("t")
+    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
+        raise ObservationError(f"'t' must be a finite number of seconds, not {t!r}", line)
+    cells = data.get("cells")
+    if not isinstance(cells, dict):
+        raise ObservationError("'cells' must be an object mapping position names to contents", line)
+    width = None
+    for name, value in cells.items():
+        if not isinstance(value, str) or len(value) not in (1, 2):
+            raise ObservationError(f"cell {name!r}: {value!r} is not a cell content (one or two characters)", line)
+        if width is None:
+            width = len(value)
+        elif len(value) != width:
+            raise ObservationError(f"cell {name!r}: {value!r} mixes one- and two-character cells", line)
+    return Observation(float(t), cells)
+
+
+def read_log(path: str | Path) -> Iterator[Observation | ObservationError]:
+    """Every line of an observation log: an Observation, or the error for a bad line, so a
+    reader can report it and go on. Blank lines are skipped."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for number, text in enumerate(f, start=1):
+            if text.strip():
+                try:
+                    yield parse_line(text, number)
+                except ObservationError as exc:
+                    yield exc
+
+
+def write_log(path: str | Path, observations: Iterator[Observation] | list[Observation]) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        for obs in observations:
+            f.write(obs.to_line() + "\n")
+
+
+def check_cells(rules: Rules, obs: Observation, names: frozenset[str]) -> None:
+    """That every cell name belongs to the board and every content to the game; raises
+    ObservationError naming the cell."""
+    if rules.game == "sparklies":
+        for name, value in obs.cells.items():
+            if name not in names:
+                raise ObservationError(f"cell {name!r} is not a square of this board")
+            if len(value) != 2 or value[0] not in TILE_COLOURS + UNKNOWN or value[1] not in CONTROLLERS + UNKNOWN:
+                raise ObservationError(f"cell {name}: {value!r} is not a tile colour (R, G, B, ?) "
+                                       f"followed by a controller (., b, w, ?)")
+        return
+    letters = PYRAMID_LETTERS[rules.game]
+    for name, value in obs.cells.items():
+        if name not in names:
+            raise ObservationError(f"cell {name!r} is not a position of the pyramid (1a1..4a1)")
+        if len(value) != 1 or value not in letters + EMPTY + UNKNOWN + OCCUPIED:
+            raise ObservationError(f"cell {name}: {value!r} is not one of {' '.join(letters)} . ? #")
+
+
+def matches(seen: str, actual: str) -> bool:
+    """Whether a seen cell content is consistent with the actual one: ``?`` matches
+    anything, ``#`` any ball, and for two-character cells each character separately."""
+    if len(seen) == 2:
+        return all(s == UNKNOWN or s == a for s, a in zip(seen, actual))
+    if seen == UNKNOWN:
+        return True
+    if seen == OCCUPIED:
+        return actual != EMPTY
+    return seen == actual
