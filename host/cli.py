@@ -15,6 +15,7 @@ from typing import Any, Sequence
 from . import __version__
 from .games import GAMES, Rules, RulesError, rules_for
 from .record import RecordError, read_any, replay
+from .referee_cli import add_referee_parser
 
 
 class UsageError(Exception):
@@ -221,6 +222,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--turn", type=int, help="show the position after this many turns")
     p.set_defaults(func=cmd_show)
 
+    add_referee_parser(sub)
+
     p = sub.add_parser("demo", help="replay the bundled example games")
     p.add_argument("--game", choices=GAMES)
     p.add_argument("--speed", type=float, default=0.0, help="turns per second (0: as fast as possible)")
@@ -237,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"arbiter {args.command}: {exc}", file=sys.stderr)
     except RulesError as exc:
         print(f"arbiter {args.command}: {exc}", file=sys.stderr)
+    except OSError as exc:
+        print(f"arbiter {args.command}: {exc.filename or ''}: {exc.strerror or exc}", file=sys.stderr)
     except KeyboardInterrupt:
         print(f"arbiter {args.command}: interrupted", file=sys.stderr)
         return 130

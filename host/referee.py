@@ -1,0 +1,481 @@
+"""The Referee: observations of the board in, events out.
+
+It keeps the last confirmed position and the turn in progress. A change counts once it has
+been stable (:class:`Stability`); a stable board is then matched against every physical
+state of the turn in progress (pyramid games) or checked as a partial Sparklies turn. A
+board no legal continuation explains raises an ``illegal`` flag, and nothing is accepted
+until the board is put back (``restored``) or taken back to an earlier position.
+Time comes from the observations and commands (``t``); wall-clock timestamps for the record
+come from the injected ``now``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Mapping
+
+from . import events as ev
+from .events import Event
+from .games import Rules, RulesError
+from .observation import Observation, matches
+from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, seen_cells, sparklies_board)
+
+PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
+
+
+class CommandError(ValueError):
+    """A command the referee cannot carry out now; says why."""
+
+
+def utc_now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def iso(ts: datetime) -> str:
+    return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
+
+
+@dataclass(frozen=True, slots=True)
+class Stability:
+    """How long a board must stay the same before it counts: ``frames`` consecutive
+    identical observations spanning at least ``seconds``."""
+
+    frames: int = 3
+    seconds: float = 0.25
+
+
+class StabilityFilter:
+    """Passes an observation on once the same cells have been seen long enough, and only
+    once per stable board: flicker and a passing hand never reach the referee's decisions."""
+
+    def __init__(self, stability: Stability):
+        self.stability = stability
+        self._key: tuple | None = None
+        self._count = 0
+        self._since = 0.0
+        self._done = False
+
+    def feed(self, obs: Observation) -> Observation | None:
+        key = tuple(sorted(obs.cells.items()))
+        if key != self._key:
+            self._key, self._count, self._since, self._done = key, 1, obs.t, False
+        else:
+            self._count += 1
+        if (not self._done and self._count >= self.stability.frames
+                and obs.t - self._since >= self.stability.seconds):
+            self._done = True
+            return obs
+        return None
+
+    def reset(self) -> None:
+        """Forget the last stable board, so the current one is judged again (after a
+        command changed what the referee expects)."""
+        self._done = False
+
+
+class Referee:
+    """Referees one game at a time of one game kind (``rules``)."""
+
+    def __init__(self, rules: Rules, *, start: Any | None = None, stability: Stability = Stability(),
+                 coverage: frozenset[str] | None = None, players: Mapping[str, str] | None = None,
+                 now: Callable[[], datetime] = utc_now, infer_budget_ms: float = 300.0):
+        self.rules = rules
+        self.now = now
+        self.infer_budget_ms = infer_budget_ms
+        self.sparklies = rules.game == "sparklies"
+        template = rules.start(random.Random(0)) if self.sparklies else rules.start()
+        self.names = frozenset(rules.cells(template))
+        self.coverage = self.names if coverage is None else frozenset(coverage) & self.names
+        self.filter = StabilityFilter(stability)
+        self.players: dict[str, str] = dict(players or {})
+        self.start_position: Any = start if start is not None else (None if self.sparklies else rules.start())
+        self.positions: list[Any] = []
+        self.turns: list[Any] = []
+        self.status = PLAYING
+        self.flag: list[CellDiff] | None = None
+        self.candidates: list[tuple[Any, Any]] = []  # awaiting confirmation: (turn, after)
+        self.pending: list[int] = []  # states of the turn graph the board last matched
+        self.last_seen: dict[str, str] = {}
+        self.pending_cells: dict[str, str] | None = None  # Sparklies: the board of the turn in progress
+        self.result: str = "*"
+        self._graphs: dict[Any, TurnGraph] = {}
+        self._last_observation: Observation | None = None
+
+    # -- public ------------------------------------------------------------------------
+    @property
+    def position(self) -> Any | None:
+        return self.positions[-1] if self.positions else None
+
+    def begin(self, t: float) -> list[Event]:
+        """Start the game at the configured start (Sparklies without a start waits for an
+        uncontrolled board)."""
+        if self.start_position is None:
+            return []
+        return self._new_game(t, self.start_position)
+
+    def resume(self, start: Any, turns: list[Any]) -> None:
+        """Continue a recorded game (after a restart): no events, the board is checked
+        against it from the next observation on."""
+        self.start_position = start
+        self.positions = [start]
+        self.turns = []
+        for turn in turns:
+            self.turns.append(turn)
+            self.positions.append(self.rules.play(self.positions[-1], turn))
+        over = self.rules.outcome(self.positions[-1])
+        self.status = FINISHED if over else PLAYING
+        self.result = over.result if over else "*"
+        self.flag, self.candidates, self.pending = None, [], []
+
+    def observe(self, obs: Observation) -> list[Event]:
+        self._last_observation = obs
+        stable = self.filter.feed(obs)
+        if stable is None:
+            return []
+        return self._decide(stable)
+
+    def command(self, name: str, t: float, args: Mapping[str, Any] | None = None) -> list[Event]:
+        """``new-game``, ``takeback``, ``confirm``, ``end-turn`` or ``set-players``;
+        CommandError when it cannot be done now."""
+        args = dict(args or {})
+        if name == "set-players":
+            players = args.get("players")
+            if not isinstance(players, dict) or not set(players) <= set(self.rules.players) or not all(
+                    isinstance(v, str) for v in players.values()):
+                raise CommandError(f"set-players needs 'players': an object with keys among {', '.join(self.rules.players)}")
+            self.players.update(players)
+            return []
+        if name == "new-game":
+            if self.sparklies and "start" not in args:
+                self.positions, self.turns, self.start_position = [], [], None
+                self.status, self.flag, self.candidates = PLAYING, None, []
+                self.filter.reset()
+                return []
+            start = self.rules.parse_position(args["start"]) if "start" in args else self.rules.start()
+            events = self._new_game(t, start)
+            self.filter.reset()
+            return events
+        if self.position is None:
+            raise CommandError("no game in progress")
+        if name == "takeback":
+            keep = args.get("to_turn", len(self.turns) - 1)
+            if not isinstance(keep, int) or not 0 <= keep < len(self.turns):
+                raise CommandError(f"takeback: to_turn must be a number of turns from 0 to {len(self.turns) - 1}")
+            events = self._takeback(t, keep)
+            self.filter.reset()
+            return events
+        if name == "end-turn":
+            return self._close(t, None)
+        if name == "confirm":
+            move = args.get("move")
+            if move is not None and not isinstance(move, str):
+                raise CommandError("confirm: 'move' must be a turn in record notation")
+            return self._close(t, move)
+        raise CommandError(f"unknown command {name!r}")
+
+    def state(self) -> dict[str, Any]:
+        pos = self.position
+        return {
+            "game": self.rules.game,
+            "variant": self.rules.variant,
+            "position": self.rules.format_position(pos) if pos is not None else None,
+            "to_move": (self.rules.to_move(pos) if pos is not None and self.status != FINISHED else None),
+            "turn": len(self.turns),
+            "status": self.status,
+            "last_move": self.rules.format_turn(self.turns[-1]) if self.turns else None,
+            "result": self.result,
+            "players": dict(self.players),
+        }
+
+    # -- decisions ---------------------------------------------------------------------
+    def _decide(self, obs: Observation) -> list[Event]:
+        if self.position is None:
+            return self._maybe_sparklies_start(obs)
+        if occluded_cells(self.rules, obs, self.coverage):
+            return []  # a hand or glare: never a move or a flag
+        seen = seen_cells(self.rules, obs, self.coverage)
+        self.last_seen = seen
+        if self.status == FINISHED:
+            return self._after_game(obs.t, dict(obs.cells) if self.sparklies else seen)
+        if self.sparklies:
+            return self._decide_sparklies(obs.t, obs)
+        return self._decide_pyramid(obs.t, seen)
+
+    def _graph(self, position: Any) -> TurnGraph:
+        graph = self._graphs.get(position)
+        if graph is None:
+            if len(self._graphs) > 64:
+                self._graphs.clear()
+            graph = self._graphs[position] = TurnGraph(self.rules, position)
+        return graph
+
+    def _decide_pyramid(self, t: float, seen: dict[str, str]) -> list[Event]:
+        events: list[Event] = []
+        if self.status == AWAITING:
+            hits = [(turn, after) for turn, after in self.candidates if self._graph(after).matching(seen)]
+            if len(hits) != 1:
+                return []
+            events += self._commit(t, *hits[0])
+            if self.status == FINISHED:
+                return events
+        graph = self._graph(self.position)
+        # what was seen earlier this turn narrows what the board can show now
+        found = graph.matching(seen, graph.descendants(self.pending)) if self.pending else []
+        found = found or graph.matching(seen)
+        if found:
+            if self.status == FLAGGED:
+                events.append(self._restored(t))
+            if all(graph.terminal[k] for k in found):
+                done = graph.complete(found)
+                events += self._commit(t, *done[0]) if len(done) == 1 else self._ask(t, done)
+            else:
+                self.pending = found
+            return events
+        # the turn may be over and the next player's first step made already; or the
+        # players took turns back (preferred where the next turn is ambiguous)
+        hits = self._continuations(graph, seen)
+        back = self._earlier_position(seen)
+        if back is not None and len(hits) != 1:
+            return events + self._takeback(t, back)
+        if hits:
+            if self.status == FLAGGED:
+                events.append(self._restored(t))
+            if len(hits) > 1:
+                return events + self._ask(t, hits)
+            events += self._commit(t, *hits[0])
+            if self.status != FINISHED:  # judge the board again as the next turn under way
+                events += self._decide_pyramid(t, seen)
+            return events
+        ending = [k for k in self.pending if graph.ends_game[k]]
+        if ending and self.status == PLAYING:  # the game was over: the players clear the board
+            events += self._close(t, None, among=ending)
+            return events + (self._after_game(t, seen) if self.status == FINISHED else [])
+        return self._illegal(t, graph.closest(seen)[1])
+
+    def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> list[tuple[Any, Any]]:
+        """Whole turns of this graph after which the board shows the next turn under way.
+        Tries the states last matched first, then complete states close to the board."""
+        def complete_near(indices):
+            out = []
+            for turn, after in graph.complete(indices):
+                if self.rules.outcome(after) is None and self._graph(after).matching(seen):
+                    out.append((turn, after))
+            return out
+
+        complete = [k for k in self.pending if graph.done[k]]
+        hits = complete_near(complete) if complete else []
+        if hits:
+            return hits
+        near = []
+        for k, cells in enumerate(graph.cells):
+            if graph.done[k]:
+                diff = sum(1 for n, v in seen.items() if not matches(v, cells[n]))
+                if diff <= 3:
+                    near.append(k)
+        return complete_near(near)
+
+    def _earlier_position(self, seen: dict[str, str]) -> int | None:
+        """The most recent earlier position the board shows again: a takeback."""
+        for k in range(len(self.positions) - 2, -1, -1):
+            cells = self.rules.cells(self.positions[k])
+            if all(matches(v, cells[n]) for n, v in seen.items()):
+                return k
+        return None
+
+    def _decide_sparklies(self, t: float, obs: Observation) -> list[Event]:
+        rules, position = self.rules, self.position
+        mover = rules.to_move(position)[0]
+        cells, bad = sparklies_board(rules, position, obs, mover)
+        events: list[Event] = []
+        if bad:
+            pend = self.pending_cells
+            if pend is not None and self.status == PLAYING and all(v[1] != "." for v in pend.values()):
+                events += self._close_sparklies(t, pend)  # the game was over: the board is cleared
+                if self.status == FINISHED:
+                    return events + self._after_game(t, cells)
+                return events
+            back = self._earlier_position(cells)
+            if back is not None:
+                return self._takeback(t, back)
+            return self._illegal(t, bad)
+        if self.status == FLAGGED:
+            events.append(self._restored(t))
+        if self.status == AWAITING:
+            return events
+        before = rules.cells(position)
+        other = "w" if mover == "b" else "b"
+        opened = [n for n, v in cells.items() if v[1] == other and before[n][1] != other]
+        if opened:  # the next player's first step: this turn is over
+            after_cells = dict(cells)
+            after_cells[opened[0]] = cells[opened[0]][0] + "."
+            events += self._close_sparklies(t, after_cells)
+            if self.status == PLAYING and self.position is not position:
+                self.pending_cells = cells  # the next turn under way
+            return events
+        self.pending_cells = cells if cells != before else None
+        return events
+
+    def _close_sparklies(self, t: float, cells: dict[str, str], move: str | None = None) -> list[Event]:
+        rules, position = self.rules, self.position
+        mover = rules.to_move(position)
+        try:
+            after = rules.make_position({n: v[0] for n, v in cells.items()},
+                                        black=[n for n, v in cells.items() if v[1] == "b"],
+                                        white=[n for n, v in cells.items() if v[1] == "w"],
+                                        to_move=rules.players[1 - rules.players.index(mover)])
+        except RulesError as exc:
+            return self._illegal(t, [], reason=str(exc))
+        if move is not None:
+            turn = rules.parse_turn(position, move)
+            return self._commit(t, turn, rules.play(position, turn))
+        answer = rules.infer(position, after, budget_ms=self.infer_budget_ms)
+        if answer.status == "found":
+            return self._commit(t, answer.turn, after)
+        if answer.status == "none":
+            before = rules.cells(position)
+            diffs = [CellDiff(n, before[n], cells[n]) for n in answer.unexplained if n in cells]
+            return self._illegal(t, diffs, reason=answer.reason)
+        self.candidates = []
+        self.status = AWAITING
+        return [Event(ev.CONFIRM_NEEDED, t, {"question": "The turn could not be worked out in time: "
+                                             "confirm it by entering the turn.", "candidates": []})]
+
+    # -- closing a turn on request -------------------------------------------------------
+    def _close(self, t: float, move: str | None, among: list[int] | None = None) -> list[Event]:
+        if self.status == FINISHED:
+            raise CommandError("the game is over")
+        if self.status == FLAGGED:
+            raise CommandError("the board shows an illegal move: put it back first")
+        if self.status == AWAITING and self.candidates:
+            choice = self._choose(move, self.candidates)
+            return self._commit(t, *choice)
+        if self.sparklies:
+            cells = self.pending_cells
+            if move is None and cells is None:
+                raise CommandError("nothing has changed on the board this turn")
+            try:
+                return self._close_sparklies(t, cells or self.rules.cells(self.position), move)
+            except RulesError as exc:
+                raise CommandError(str(exc)) from None
+        graph = self._graph(self.position)
+        done = graph.complete(self.pending if among is None else among)
+        if move is not None:
+            try:
+                turn = self.rules.parse_turn(self.position, move)
+            except RulesError as exc:
+                raise CommandError(f"{move}: {exc}") from None
+            return self._commit(t, turn, self.rules.play(self.position, turn))
+        if not done:
+            raise CommandError("the turn in progress is not complete")
+        return self._commit(t, *done[0]) if len(done) == 1 else self._ask(t, done)
+
+    def _choose(self, move: str | None, options: list[tuple[Any, Any]]) -> tuple[Any, Any]:
+        if move is None:
+            if len(options) == 1:
+                return options[0]
+            raise CommandError("several turns fit the board: confirm one of " +
+                               ", ".join(self.rules.format_turn(turn) for turn, _ in options))
+        try:
+            chosen = self.rules.parse_turn(self.position, move)
+        except RulesError as exc:
+            raise CommandError(f"{move}: {exc}") from None
+        after = self.rules.play(self.position, chosen)
+        for turn, pos in options:
+            if pos == after:
+                return chosen, after
+        raise CommandError(f"{move} is legal but is not one of the turns the board shows")
+
+    # -- events ----------------------------------------------------------------------------
+    def _new_game(self, t: float, start: Any) -> list[Event]:
+        self.start_position = start
+        self.positions, self.turns = [start], []
+        self.status, self.flag, self.candidates, self.pending, self.result = PLAYING, None, [], [], "*"
+        self.pending_cells = None
+        tags = {"Game": self.rules.game, **self.rules.tags()}
+        if self.sparklies or start != self.rules.start():
+            tags["Start"] = self.rules.format_position(start)
+        return [Event(ev.NEW_GAME, t, {"game": self.rules.game, "variant": self.rules.variant,
+                                        "position": self.rules.format_position(start), "tags": tags})]
+
+    def _maybe_sparklies_start(self, obs: Observation) -> list[Event]:
+        cells = {n: obs.cells.get(n, "??") for n in self.names}
+        if any("?" in v for v in cells.values()) or any(v[1] != "." for v in cells.values()):
+            return []
+        try:
+            start = self.rules.make_position({n: v[0] for n, v in cells.items()})
+        except RulesError:
+            return []
+        return self._new_game(obs.t, start)
+
+    def _after_game(self, t: float, seen: dict[str, str]) -> list[Event]:
+        """After a finished game: the start position (an uncontrolled Sparklies board) starts
+        the next game; the last position before the end takes the final turn back."""
+        if self.sparklies:
+            cells = {n: seen.get(n, "??") for n in self.names}
+            if all(v[1] == "." for v in cells.values()) and not any("?" in v for v in cells.values()):
+                return self._maybe_sparklies_start(Observation(t, cells))
+        else:
+            start = self.rules.cells(self.rules.start())
+            if seen and all(matches(v, start[n]) for n, v in seen.items()):
+                return self._new_game(t, self.rules.start())
+        back = self._earlier_position(seen)
+        if back is not None and back == len(self.positions) - 2:
+            return self._takeback(t, back)
+        return []
+
+    def flush(self, t: float) -> list[Event]:
+        """The end of the observations: close a turn that is complete but could have gone on
+        (a second Pylos take-back, a Sparklies chain)."""
+        if self.position is None or self.status != PLAYING:
+            return []
+        if self.sparklies:
+            return self._close_sparklies(t, self.pending_cells) if self.pending_cells else []
+        graph = self._graph(self.position)
+        if not any(graph.done[k] for k in self.pending):
+            return []
+        return self._close(t, None)
+
+    def _commit(self, t: float, turn: Any, after: Any) -> list[Event]:
+        rules = self.rules
+        mover = rules.to_move(self.position)
+        self.turns.append(turn)
+        self.positions.append(after)
+        self.status, self.flag, self.candidates, self.pending = PLAYING, None, [], []
+        self.pending_cells = None
+        events = [Event(ev.MOVE, t, {"turn": len(self.turns), "player": mover, "move": rules.format_turn(turn),
+                                      "position": rules.format_position(after), "ts": iso(self.now())})]
+        over = rules.outcome(after)
+        if over is not None:
+            self.status, self.result = FINISHED, over.result
+            events.append(Event(ev.GAME_OVER, t, {"result": over.result, "winner": over.winner, "reason": over.reason}))
+        return events
+
+    def _ask(self, t: float, options: list[tuple[Any, Any]]) -> list[Event]:
+        self.candidates = options
+        self.status = AWAITING
+        texts = [self.rules.format_turn(turn) for turn, _ in options]
+        return [Event(ev.CONFIRM_NEEDED, t, {"question": "Several turns fit the board: which one was played?",
+                                             "candidates": texts})]
+
+    def _illegal(self, t: float, diffs: list[CellDiff], *, reason: str | None = None) -> list[Event]:
+        if self.status == FLAGGED and self.flag == diffs:
+            return []
+        self.status, self.flag = FLAGGED, diffs
+        text = reason or describe_diff(self.rules, self.position, diffs) or "the board does not show a legal position"
+        return [Event(ev.ILLEGAL, t, {"reason": text, "cells": [d.to_json() for d in diffs],
+                                       "position": self.rules.format_position(self.position)})]
+
+    def _restored(self, t: float) -> Event:
+        self.status, self.flag = PLAYING, None
+        return Event(ev.RESTORED, t, {"position": self.rules.format_position(self.position)})
+
+    def _takeback(self, t: float, keep: int) -> list[Event]:
+        undone = [self.rules.format_turn(turn) for turn in self.turns[keep:]]
+        del self.turns[keep:]
+        del self.positions[keep + 1:]
+        self.status, self.flag, self.candidates, self.pending, self.result = PLAYING, None, [], [], "*"
+        self.pending_cells = None
+        return [Event(ev.TAKEBACK, t, {"to_turn": keep, "undone": undone,
+                                        "position": self.rules.format_position(self.position)})]

@@ -1,0 +1,136 @@
+"""``arbiter referee``: the Referee run offline over an observation log."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+from .events import Event
+from .games import Rules, rules_for
+from .observation import Observation, ObservationError, check_cells, read_log
+from .record import Record, RecordedTurn, new_record, write_text
+from .referee import Referee
+
+_SQUARE = re.compile(r"([a-z])([0-9]+)$")
+
+
+def sparklies_size(observations: list[Observation]) -> tuple[int, int]:
+    """The board size a Sparklies log covers, from its square names."""
+    width = height = 0
+    for obs in observations:
+        for name in obs.cells:
+            m = _SQUARE.match(name)
+            if m:
+                width = max(width, ord(m.group(1)) - ord("a") + 1)
+                height = max(height, int(m.group(2)))
+    return width, height
+
+
+def build_rules(args: argparse.Namespace, observations: list[Observation]) -> Rules:
+    if args.game != "sparklies":
+        return rules_for(args.game, args.variant)
+    if args.start:
+        from .games.sparklies import SparkliesRules
+        width, height, dead = SparkliesRules.geometry_from_position(args.start)
+        return rules_for("sparklies", args.variant, width=width, height=height, dead=dead, wrap=args.wrap)
+    if args.size:
+        width, height = (int(x) for x in args.size.lower().split("x"))
+    else:
+        width, height = sparklies_size(observations)
+    return rules_for("sparklies", args.variant, width=width, height=height, wrap=args.wrap)
+
+
+class GameRecords:
+    """Collects the games an event stream contains, as records."""
+
+    def __init__(self, rules: Rules):
+        self.rules = rules
+        self.games: list[tuple[dict[str, str], list[RecordedTurn]]] = []
+
+    def add(self, event: Event) -> None:
+        if event.type == "new-game":
+            start = self.rules.parse_position(event.data["position"])
+            record = new_record(self.rules, start=start)
+            self.games.append((dict(record.tags), []))
+        elif not self.games:
+            return
+        elif event.type == "move":
+            self.games[-1][1].append(RecordedTurn(event.data["move"], event.data["ts"]))
+        elif event.type == "takeback":
+            del self.games[-1][1][event.data["to_turn"]:]
+        elif event.type == "game-over":
+            self.games[-1][0]["Result"] = event.data["result"]
+
+    def records(self) -> list[Record]:
+        return [Record(tags, tuple(turns)) for tags, turns in self.games]
+
+
+def run_referee(args: argparse.Namespace, out: TextIO) -> int:
+    items = list(read_log(args.observations))
+    observations = [i for i in items if isinstance(i, Observation)]
+    for item in items:
+        if isinstance(item, ObservationError):
+            print(f"{args.observations}: {item} (skipped)", file=sys.stderr)
+    rules = build_rules(args, observations)
+    start = rules.parse_position(args.start) if args.start else None
+    referee = Referee(rules, start=start)
+    names = referee.names
+    records = GameRecords(rules)
+    events_out = open(args.events, "w", encoding="utf-8") if args.events else out
+    count = 0
+    try:
+        def emit(events: list[Event]) -> None:
+            nonlocal count
+            for event in events:
+                count += 1
+                records.add(event)
+                events_out.write(event.to_line() + "\n")
+
+        emit(referee.begin(observations[0].t if observations else 0.0))
+        line_of = {id(i): n for n, i in enumerate(items, start=1)}
+        for obs in observations:
+            try:
+                check_cells(rules, obs, names)
+            except ObservationError as exc:
+                print(f"{args.observations}: line {line_of[id(obs)]}: {exc} (skipped)", file=sys.stderr)
+                continue
+            emit(referee.observe(obs))
+        emit(referee.flush(observations[-1].t if observations else 0.0))
+    finally:
+        if args.events:
+            events_out.close()
+    if args.record:
+        written = write_records(Path(args.record), records.records())
+        for path in written:
+            print(f"record written to {path}", file=sys.stderr)
+    print(f"{len(observations)} observations, {count} events, {len(records.games)} games", file=sys.stderr)
+    return 0
+
+
+def write_records(path: Path, records: list[Record]) -> list[Path]:
+    """One file per game: ``game.pgn``, then ``game-2.pgn``... (``.json`` writes JSON)."""
+    from .record import write_json
+    written = []
+    for k, record in enumerate(records, start=1):
+        target = path if k == 1 else path.with_name(f"{path.stem}-{k}{path.suffix}")
+        text = write_json(record) if path.suffix == ".json" else write_text(record)
+        target.write_text(text, encoding="utf-8")
+        written.append(target)
+    return written
+
+
+def add_referee_parser(sub: Any) -> None:
+    p = sub.add_parser("referee", help="run the referee offline over an observation log")
+    p.add_argument("game", choices=("pylos", "sparks", "sparklies"))
+    p.add_argument("--observations", required=True, help="observation log (JSON Lines)")
+    p.add_argument("--variant")
+    p.add_argument("--start", help="start position string (Sparklies: default the first uncontrolled board seen)")
+    p.add_argument("--size", help="Sparklies board size WxH (default: from the log's square names)")
+    p.add_argument("--wrap", action="store_true", help="Sparklies: wrap-around edges")
+    p.add_argument("--events", help="write the events here (JSON Lines) instead of stdout")
+    p.add_argument("--record", help="write the game record here (.pgn text or .json)")
+    p.set_defaults(func=lambda args: run_referee(args, sys.stdout))
+

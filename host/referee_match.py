@@ -1,0 +1,217 @@
+"""Matching what the board shows against what the rules allow, for the Referee.
+
+A pyramid turn has few physical states (at most a few hundred in Sparks), so the
+:class:`TurnGraph` lists them all once per turn and an observation is compared with each.
+Sparklies chains can cycle forever and their pings are partly invisible, so
+:func:`sparklies_progress` only checks that a board could be part of a turn; the whole turn
+is found by inference when the turn is closed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+from .games import Rules, TurnInProgress
+from .games import pyramid
+from .observation import EMPTY, OCCUPIED, UNKNOWN, Observation, matches
+
+#: words for the pieces in reasons
+PIECE_WORDS = {
+    "L": "a light ball", "D": "a dark ball", "W": "a white ball", "B": "a black ball", "R": "a spark",
+    ".": "nothing", "#": "a ball",
+}
+#: the letter of each player's own pieces
+OWN_LETTER = {"light": "L", "dark": "D", "white": "W", "black": "B"}
+
+
+@dataclass(frozen=True, slots=True)
+class CellDiff:
+    cell: str
+    expected: str
+    seen: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"cell": self.cell, "expected": self.expected, "seen": self.seen}
+
+
+class TurnGraph:
+    """Every physical state a pyramid turn can pass through from ``position``."""
+
+    def __init__(self, rules: Rules, position: Any):
+        self.rules = rules
+        self.position = position
+        root = rules.begin_turn(position)
+        index: dict[Any, int] = {root.key(): 0}
+        self.states: list[TurnInProgress] = [root]
+        #: children[k]: the states one step after state k
+        self.children: list[list[int]] = [[]]
+        todo = [0]
+        while todo:
+            k = todo.pop()
+            for step in self.states[k].next_steps():
+                nxt = self.states[k].apply(step)
+                key = nxt.key()
+                j = index.get(key)
+                if j is None:
+                    j = index[key] = len(self.states)
+                    self.states.append(nxt)
+                    self.children.append([])
+                    todo.append(j)
+                self.children[k].append(j)
+        self.cells: list[dict[str, str]] = [s.cells() for s in self.states]
+        self.terminal: list[bool] = [not c for c in self.children]
+        self.done: list[bool] = [bool(s.complete_turns()) for s in self.states]
+        #: a complete state whose turn ends the game: nothing will follow it on the board
+        self.ends_game: list[bool] = [
+            any(rules.outcome(rules.play(position, turn)) is not None for turn in s.complete_turns())
+            for s in self.states]
+
+    def descendants(self, starts: Iterable[int]) -> list[int]:
+        """The given states and every state reachable from them, in index order."""
+        seen = set(starts)
+        todo = list(seen)
+        while todo:
+            for j in self.children[todo.pop()]:
+                if j not in seen:
+                    seen.add(j)
+                    todo.append(j)
+        return sorted(seen)
+
+    def matching(self, seen: Mapping[str, str], among: Iterable[int] | None = None) -> list[int]:
+        """Indices of the states consistent with the seen cells (only the cells in ``seen``),
+        among the given states or all."""
+        items = list(seen.items())
+        out = []
+        for k in (range(len(self.cells)) if among is None else among):
+            cells = self.cells[k]
+            for name, value in items:
+                actual = cells[name]
+                if value != actual and not matches(value, actual):
+                    break
+            else:
+                out.append(k)
+        return out
+
+    def closest(self, seen: Mapping[str, str]) -> tuple[int, list[CellDiff]]:
+        """The state that differs from the seen cells in the fewest cells, and those cells."""
+        best: tuple[int, list[CellDiff]] | None = None
+        for k, cells in enumerate(self.cells):
+            diff = [CellDiff(n, cells[n], v) for n, v in seen.items() if not matches(v, cells[n])]
+            if best is None or len(diff) < len(best[1]):
+                best = (k, diff)
+                if not diff:
+                    break
+        assert best is not None
+        return best
+
+    def complete(self, indices: Iterable[int]) -> list[tuple[Any, Any]]:
+        """(turn, position after) for every whole turn the given states complete, one per
+        distinct position after."""
+        out: dict[Any, Any] = {}
+        for k in indices:
+            for turn in self.states[k].complete_turns():
+                after = self.rules.play(self.position, turn)
+                out.setdefault(after, turn)
+        return [(turn, after) for after, turn in out.items()]
+
+
+def pyramid_excused(seen: Mapping[str, str], name: str) -> bool:
+    """An unknown pyramid cell is no occlusion when a ball rests on it (seen, or itself
+    hidden under a ball further up): a camera above the board cannot see it."""
+    i = pyramid.BY_NAME[name]
+    for j in pyramid.bits(pyramid.ABOVE[i]):
+        above = pyramid.NAMES[j]
+        v = seen.get(above, UNKNOWN)
+        if v not in (EMPTY, UNKNOWN) or (v == UNKNOWN and pyramid_excused(seen, above)):
+            return True
+    return False
+
+
+def occluded_cells(rules: Rules, obs: Observation, coverage: frozenset[str]) -> list[str]:
+    """Covered cells that are unknown for no good reason: a hand, glare, a misread."""
+    out = []
+    for name in coverage:
+        value = obs.cells.get(name, UNKNOWN * (2 if rules.game == "sparklies" else 1))
+        if UNKNOWN in value and not (rules.game != "sparklies" and pyramid_excused(obs.cells, name)):
+            out.append(name)
+    return sorted(out)
+
+
+def seen_cells(rules: Rules, obs: Observation, coverage: frozenset[str]) -> dict[str, str]:
+    """The covered cells with their seen contents (unknown ones left out)."""
+    out = {}
+    for name in coverage:
+        value = obs.cells.get(name)
+        if value is not None and value != UNKNOWN and value != "??":
+            out[name] = value
+    return out
+
+
+def describe_diff(rules: Rules, position: Any, diffs: list[CellDiff]) -> str:
+    """A short human reason for an illegal board, from the cells that differ from the
+    closest legal state, e.g. ``1b2: a dark ball cannot be placed, it is Light's turn``."""
+    mover = rules.to_move(position)
+    parts = []
+    for d in diffs[:3]:
+        parts.append(f"{d.cell}: " + _phrase(rules, mover, d))
+    more = f" (and {len(diffs) - 3} more)" if len(diffs) > 3 else ""
+    return "; ".join(parts) + more
+
+
+def _phrase(rules: Rules, mover: str, d: CellDiff) -> str:
+    if rules.game == "sparklies":
+        return _sparklies_phrase(mover, d)
+    title = mover.capitalize()
+    own = OWN_LETTER[mover]
+    if d.expected == EMPTY and d.seen not in (EMPTY, OCCUPIED):
+        if d.seen != own and d.seen != "R":
+            return f"{PIECE_WORDS[d.seen]} cannot be placed, it is {title}'s turn"
+        supports = pyramid.SUPPORTS[pyramid.BY_NAME[d.cell]]
+        if supports:
+            return f"{PIECE_WORDS[d.seen]} cannot be placed there now (it must rest on four balls)"
+        return f"{PIECE_WORDS[d.seen]} cannot be placed there now"
+    if d.expected == EMPTY:
+        return "a ball appeared where none can be now"
+    if d.seen == EMPTY:
+        return f"{PIECE_WORDS[d.expected]} was taken away, which the rules do not allow now"
+    return f"expected {PIECE_WORDS[d.expected]}, saw {PIECE_WORDS.get(d.seen, d.seen)}"
+
+
+_COLOUR = {"R": "red", "G": "green", "B": "blue"}
+_OWNER = {".": "uncontrolled", "b": "Black's", "w": "White's"}
+
+
+def _sparklies_phrase(mover: str, d: CellDiff) -> str:
+    exp, seen = d.expected, d.seen
+    if exp[1] != seen[1] and seen[1] != UNKNOWN:
+        return f"the square became {_OWNER[seen[1]]}, which this turn cannot explain (it is {mover.capitalize()}'s turn)"
+    if exp[0] != seen[0] and seen[0] != UNKNOWN:
+        return f"the tile changed from {_COLOUR[exp[0]]} to {_COLOUR[seen[0]]}, which this turn cannot explain"
+    return f"expected {exp}, saw {seen}"
+
+
+def sparklies_board(rules: Rules, position: Any, obs: Observation, mover_letter: str) -> tuple[dict[str, str], list[CellDiff]]:
+    """The cells of a Sparklies board as seen, and the changes no part of a turn explains:
+    a mover's marker taken away, a square given to the opponent, or more than one square
+    newly controlled by the opponent (one is allowed: the opponent's first step of the next
+    turn, which closes this one)."""
+    before = rules.cells(position)
+    cells = {n: obs.cells.get(n, before[n]) for n in before}
+    bad: list[CellDiff] = []
+    other = "w" if mover_letter == "b" else "b"
+    newly_other = []
+    for name, was in before.items():
+        now = cells[name]
+        if now == was:
+            continue
+        if was[1] == mover_letter and now[1] != mover_letter:
+            bad.append(CellDiff(name, was, now))
+        elif now[1] == other and was[1] != other:
+            if was[1] == ".":
+                newly_other.append(CellDiff(name, was, now))
+            else:
+                bad.append(CellDiff(name, was, now))
+    if len(newly_other) > 1:
+        bad.extend(newly_other)
+    return cells, bad
