@@ -229,6 +229,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--speed", type=float, default=0.0, help="turns per second (0: as fast as possible)")
     p.add_argument("--boards", action="store_true", help="draw the board after every turn")
     p.set_defaults(func=cmd_demo)
+
+    from .games_cli import add_games_parser
+    add_games_parser(sub)
     return parser
 
 
