@@ -16,6 +16,7 @@ from . import __version__
 from .games import GAMES, Rules, RulesError, rules_for
 from .record import RecordError, read_any, replay
 from .referee_cli import add_referee_parser
+from .run_cli import add_run_parser
 
 
 class UsageError(Exception):
@@ -223,6 +224,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=cmd_show)
 
     add_referee_parser(sub)
+    add_run_parser(sub)
 
     p = sub.add_parser("demo", help="replay the bundled example games")
     p.add_argument("--game", choices=GAMES)

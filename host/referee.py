@@ -98,6 +98,7 @@ class Referee:
         self.candidates: list[tuple[Any, Any]] = []  # awaiting confirmation: (turn, after)
         self.pending: list[int] = []  # states of the turn graph the board last matched
         self.last_seen: dict[str, str] = {}
+        self.previous_seen: dict[str, str] = {}
         self.pending_cells: dict[str, str] | None = None  # Sparklies: the board of the turn in progress
         self.result: str = "*"
         self._graphs: dict[Any, TurnGraph] = {}
@@ -166,13 +167,13 @@ class Referee:
             events = self._takeback(t, keep)
             self.filter.reset()
             return events
-        if name == "end-turn":
-            return self._close(t, None)
-        if name == "confirm":
-            move = args.get("move")
+        if name in ("end-turn", "confirm"):
+            move = args.get("move") if name == "confirm" else None
             if move is not None and not isinstance(move, str):
                 raise CommandError("confirm: 'move' must be a turn in record notation")
-            return self._close(t, move)
+            events = self._close(t, move)
+            self.filter.reset()  # the board may already show the next turn: judge it again
+            return events
         raise CommandError(f"unknown command {name!r}")
 
     def state(self) -> dict[str, Any]:
@@ -196,7 +197,7 @@ class Referee:
         if occluded_cells(self.rules, obs, self.coverage):
             return []  # a hand or glare: never a move or a flag
         seen = seen_cells(self.rules, obs, self.coverage)
-        self.last_seen = seen
+        self.previous_seen, self.last_seen = self.last_seen, seen
         if self.status == FINISHED:
             return self._after_game(obs.t, dict(obs.cells) if self.sparklies else seen)
         if self.sparklies:
@@ -256,13 +257,14 @@ class Referee:
 
     def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> list[tuple[Any, Any]]:
         """Whole turns of this graph after which the board shows the next turn under way.
-        Tries the states last matched first, then complete states close to the board."""
-        def complete_near(indices):
-            out = []
-            for turn, after in graph.complete(indices):
-                if self.rules.outcome(after) is None and self._graph(after).matching(seen):
-                    out.append((turn, after))
-            return out
+        Tries the states last matched first, then complete states close to the board. A
+        source that sees part of the board only (reed switches) can miss a whole turn (a
+        Pylos ball put on level 2), so there one unseen turn may stand in between."""
+        def explains(after: Any, board: dict[str, str]) -> bool:
+            return self.rules.outcome(after) is None and bool(self._graph(after).matching(board))
+
+        def complete_near(indices: list[int]) -> list[tuple[Any, Any]]:
+            return [(turn, after) for turn, after in graph.complete(indices) if explains(after, seen)]
 
         complete = [k for k in self.pending if graph.done[k]]
         hits = complete_near(complete) if complete else []
@@ -274,7 +276,18 @@ class Referee:
                 diff = sum(1 for n, v in seen.items() if not matches(v, cells[n]))
                 if diff <= 3:
                     near.append(k)
-        return complete_near(near)
+        hits = complete_near(near)
+        if hits or self.coverage == self.names or not complete:
+            return hits
+        out = []
+        for turn, after in graph.complete(complete):
+            if self.rules.outcome(after) is not None:
+                continue
+            middle = self._graph(after)
+            unseen = middle.matching(self.last_seen if self.previous_seen is None else self.previous_seen)
+            if any(explains(after2, seen) for _, after2 in middle.complete([k for k in unseen if middle.done[k]])):
+                out.append((turn, after))
+        return out
 
     def _earlier_position(self, seen: dict[str, str]) -> int | None:
         """The most recent earlier position the board shows again: a takeback."""

@@ -193,7 +193,7 @@ def _sparklies_phrase(mover: str, d: CellDiff) -> str:
 
 def sparklies_board(rules: Rules, position: Any, obs: Observation, mover_letter: str) -> tuple[dict[str, str], list[CellDiff]]:
     """The cells of a Sparklies board as seen, and the changes no part of a turn explains:
-    a mover's marker taken away, a square given to the opponent, or more than one square
+    a marker taken away, a mover's square given to the opponent, or more than one square
     newly controlled by the opponent (one is allowed: the opponent's first step of the next
     turn, which closes this one)."""
     before = rules.cells(position)
@@ -205,8 +205,8 @@ def sparklies_board(rules: Rules, position: Any, obs: Observation, mover_letter:
         now = cells[name]
         if now == was:
             continue
-        if was[1] == mover_letter and now[1] != mover_letter:
-            bad.append(CellDiff(name, was, now))
+        if (was[1] == mover_letter and now[1] != mover_letter) or (was[1] != "." and now[1] == "."):
+            bad.append(CellDiff(name, was, now))  # markers are never taken away, nor the mover's lost
         elif now[1] == other and was[1] != other:
             if was[1] == ".":
                 newly_other.append(CellDiff(name, was, now))

@@ -1,0 +1,131 @@
+"""The daemon's configuration: a TOML file, every key checked at start-up.
+
+A wrong key or value stops start-up with a message naming it (``mqtt.url: expected a
+string``). Every key is documented in docs/configuration.md; :data:`SCHEMA` is the single
+list of them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from .games import GAMES
+
+
+class ConfigError(ValueError):
+    """A configuration problem, naming the file and the key."""
+
+
+#: section -> key -> (type, default). A section of None holds top-level keys.
+SCHEMA: dict[str | None, dict[str, tuple[type | tuple[type, ...], Any]]] = {
+    None: {"board_id": (str, "board-1"), "game": (str, None), "variant": (str, None)},
+    "source": {"spec": (str, None), "speed": ((int, float), 1.0), "coverage": (str, "all")},
+    "rules": {"reserve_rule": (str, None), "size": (str, "9x9"), "dead": (list, []), "wrap": (bool, False)},
+    "mqtt": {"url": (str, None), "embedded_port": (int, 1883), "username": (str, None), "password": (str, None),
+             "ca_file": (str, None), "certfile": (str, None), "keyfile": (str, None), "tls_insecure": (bool, False),
+             "token": (str, None), "trust_authenticated": (bool, False), "keepalive": (int, 30),
+             "enabled": (bool, True)},
+    "storage": {"database": (str, None)},
+    "stability": {"frames": (int, 3), "seconds": ((int, float), 0.25)},
+    "players": {},  # free keys: the game's player names (light/dark, white/black)
+}
+
+
+@dataclass(frozen=True)
+class Config:
+    board_id: str = "board-1"
+    game: str | None = None
+    variant: str | None = None
+    source: Mapping[str, Any] = field(default_factory=dict)
+    rules: Mapping[str, Any] = field(default_factory=dict)
+    mqtt: Mapping[str, Any] = field(default_factory=dict)
+    storage: Mapping[str, Any] = field(default_factory=dict)
+    stability: Mapping[str, Any] = field(default_factory=dict)
+    players: Mapping[str, str] = field(default_factory=dict)
+
+    def rule_options(self) -> dict[str, Any]:
+        """Keyword options for :func:`host.games.rules_for`."""
+        if self.game == "pylos":
+            return {"reserve_rule": self.rules["reserve_rule"]} if self.rules.get("reserve_rule") else {}
+        if self.game == "sparklies":
+            width, height = parse_size(self.rules["size"], "rules.size")
+            return {"width": width, "height": height, "dead": list(self.rules["dead"]), "wrap": self.rules["wrap"]}
+        return {}
+
+
+def parse_size(text: str, where: str) -> tuple[int, int]:
+    try:
+        width, height = (int(x) for x in text.lower().split("x"))
+    except ValueError:
+        raise ConfigError(f"{where}: {text!r} is not a size like 9x9") from None
+    return width, height
+
+
+def _check(where: str, value: Any, kind: type | tuple[type, ...]) -> None:
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if isinstance(value, bool) and bool not in kinds:
+        ok = False
+    else:
+        ok = isinstance(value, kinds)
+    if not ok:
+        names = " or ".join({str: "a string", int: "a whole number", float: "a number", bool: "true or false",
+                             list: "a list"}[k] for k in kinds)
+        raise ConfigError(f"{where}: expected {names}, got {value!r}")
+
+
+def from_mapping(data: Mapping[str, Any], origin: str = "configuration") -> Config:
+    """Check a parsed TOML document and fill in the defaults."""
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        if key in SCHEMA and key is not None:
+            if not isinstance(value, dict):
+                raise ConfigError(f"{origin}: [{key}] must be a table")
+            section = SCHEMA[key]
+            values = {k: d for k, (_, d) in section.items()}
+            for sub, v in value.items():
+                where = f"{origin}: {key}.{sub}"
+                if key == "players":
+                    _check(where, v, str)
+                elif sub not in section:
+                    raise ConfigError(f"{where}: unknown key (expected one of: {', '.join(section)})")
+                else:
+                    _check(where, v, section[sub][0])
+                values[sub] = v
+            out[key] = values
+        elif key in SCHEMA[None]:
+            _check(f"{origin}: {key}", value, SCHEMA[None][key][0])
+            out[key] = value
+        else:
+            known = list(SCHEMA[None]) + [f"[{s}]" for s in SCHEMA if s]
+            raise ConfigError(f"{origin}: unknown key {key!r} (expected one of: {', '.join(known)})")
+    for section, keys in SCHEMA.items():
+        if section is not None and section not in out:
+            out[section] = {k: d for k, (_, d) in keys.items()}
+    config = Config(**out)
+    if config.game is not None and config.game not in GAMES:
+        raise ConfigError(f"{origin}: game: {config.game!r} is not one of {', '.join(GAMES)}")
+    if config.stability["frames"] < 1 or config.stability["seconds"] < 0:
+        raise ConfigError(f"{origin}: stability: frames must be at least 1 and seconds not negative")
+    if config.source["coverage"] not in ("all", "base"):
+        raise ConfigError(f"{origin}: source.coverage: expected \"all\" (camera) or \"base\" (reed switches)")
+    if config.mqtt["url"] is not None and not config.mqtt["url"].startswith(("mqtt://", "mqtts://")):
+        raise ConfigError(f"{origin}: mqtt.url: expected mqtt://host:port or mqtts://host:port")
+    return config
+
+
+def load(path: str | Path | None) -> Config:
+    """The configuration in ``path`` (None: all defaults)."""
+    if path is None:
+        return from_mapping({})
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML: {exc}") from None
+    return from_mapping(data, str(path))

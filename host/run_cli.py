@@ -1,0 +1,70 @@
+"""``arbiter run``: start the daemon from the command line and the configuration file."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from .config import ConfigError, load
+from .games import RulesError
+
+
+def run_daemon(args: Any) -> int:
+    from .daemon import Daemon, build_rules, install_signal_handlers, setup_logging
+    from .recorder import Recorder, RecorderError
+    from .sources import SourceError, open_source
+
+    setup_logging(args.verbose)
+    try:
+        config = load(args.config)
+        if args.board_id:
+            config = type(config)(**{**config.__dict__, "board_id": args.board_id})
+        rules = build_rules(config, args.game, args.variant)
+        spec = args.source or config.source["spec"]
+        if not spec:
+            raise ConfigError("no source: give --source (replay:FILE or sim:) or set source.spec")
+        source = open_source(spec, rules, speed=config.source["speed"], coverage=config.source["coverage"])
+        db = args.db or config.storage["database"] or Recorder.default_path()
+        recorder = Recorder(db, board_id=config.board_id)
+    except (ConfigError, SourceError, RecorderError, RulesError) as exc:
+        print(f"arbiter run: {exc}", file=sys.stderr)
+        return 2
+    link = None
+    try:
+        if config.mqtt["enabled"] and not args.no_mqtt:
+            link = _link(config, recorder)
+            link.start()
+        daemon = Daemon(config, rules, source, recorder=recorder, link=link,
+                        status_out=None if args.quiet else sys.stdout)
+        install_signal_handlers(daemon)
+        return daemon.run()
+    except ValueError as exc:  # configuration the MQTT link refuses
+        print(f"arbiter run: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        if link is not None:
+            link.stop()
+        recorder.close()
+
+
+def _link(config: Any, recorder: Any) -> Any:
+    from .mqtt import MqttLink
+    m = config.mqtt
+    return MqttLink(board_id=config.board_id, outbox=recorder, url=m["url"], embedded_port=m["embedded_port"],
+                    username=m["username"], password=m["password"], tls_ca_file=m["ca_file"],
+                    tls_certfile=m["certfile"], tls_keyfile=m["keyfile"], tls_insecure=m["tls_insecure"],
+                    token=m["token"], trust_authenticated=m["trust_authenticated"], keepalive=m["keepalive"])
+
+
+def add_run_parser(sub: Any) -> None:
+    p = sub.add_parser("run", help="run the referee daemon on a source until stopped")
+    p.add_argument("--game", choices=("pylos", "sparks", "sparklies"))
+    p.add_argument("--variant")
+    p.add_argument("--source", help="replay:FILE or sim:[key=value,...]")
+    p.add_argument("--config", help="TOML configuration file (docs/configuration.md)")
+    p.add_argument("--board-id", help="board id (default from the configuration: board-1)")
+    p.add_argument("--db", help="game database (default: the user's data directory)")
+    p.add_argument("--no-mqtt", action="store_true", help="do not connect to or start an MQTT broker")
+    p.add_argument("--quiet", action="store_true", help="no status lines on the terminal")
+    p.add_argument("--verbose", action="store_true", help="log more")
+    p.set_defaults(func=run_daemon)

@@ -1,0 +1,79 @@
+"""Observation sources for the daemon: ``replay:FILE`` and ``sim:...`` now; ``camera:``,
+``serial:`` and ``gpio:`` arrive with the vision and board-controller work."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from .games import Rules, pyramid
+from .observation import Observation, ObservationError, read_log
+
+BASE_HOLLOWS = frozenset(n for n in pyramid.NAMES if n.startswith("1"))
+LATER = {"camera": "the vision issue", "serial": "the board-controller issue", "gpio": "the board-controller issue"}
+
+
+class SourceError(ValueError):
+    """A source that cannot be opened: says which and why."""
+
+
+@dataclass
+class Source:
+    """``items``: observations, or the ObservationError of a bad input line (reported and
+    skipped by the daemon). ``coverage``: the cells the source can see (None: all)."""
+
+    name: str
+    items: Iterable[Observation | ObservationError]
+    coverage: frozenset[str] | None = None
+    finite: bool = False
+    #: replay speed: 1 as recorded, 2 twice as fast, 0 no waiting
+    speed: float = 0.0
+
+    def paced(self, after: float | None = None) -> Iterator[Observation | ObservationError]:
+        """The items at their speed, leaving out observations up to source time ``after``
+        (what a resumed game already covers) without waiting for them."""
+        from .sim import pace
+        skipped = (i for i in self.items
+                   if after is None or not isinstance(i, Observation) or i.t > after)
+        errors: list[ObservationError] = []
+
+        def observations() -> Iterator[Observation]:
+            for item in skipped:
+                if isinstance(item, ObservationError):
+                    errors.append(item)
+                else:
+                    yield item
+
+        for obs in pace(observations(), self.speed):
+            while errors:
+                yield errors.pop(0)
+            yield obs
+        yield from errors
+
+
+def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = "all") -> Source:
+    """The source a spec string names."""
+    kind, _, rest = spec.partition(":")
+    cover = BASE_HOLLOWS if coverage == "base" else None
+    if kind == "replay":
+        if not rest:
+            raise SourceError("replay: needs a file, e.g. replay:game.jsonl")
+        path = Path(rest)
+        if not path.is_file():
+            raise SourceError(f"replay: {rest}: no such file")
+        return Source(spec, read_log(path), cover, finite=True, speed=speed)
+    if kind == "sim":
+        from .sim import Simulator
+        from .sim_spec import parse_sim_spec
+        try:
+            config = parse_sim_spec(spec)
+            simulator = Simulator(config, rules=rules)
+        except ValueError as exc:
+            raise SourceError(f"{spec}: {exc}") from None
+        if config.occupancy:
+            cover = BASE_HOLLOWS
+        return Source(spec, simulator, cover, finite=bool(config.games), speed=config.speed)
+    if kind in LATER:
+        raise SourceError(f"{kind}: sources are not available yet (they arrive with {LATER[kind]})")
+    raise SourceError(f"unknown source {spec!r}: expected replay:FILE or sim:[options]")
