@@ -38,7 +38,7 @@ def run_daemon(args: Any) -> int:
                         status_out=None if args.quiet else sys.stdout)
         install_signal_handlers(daemon)
         return daemon.run()
-    except ValueError as exc:  # configuration the MQTT link refuses
+    except (ValueError, RuntimeError) as exc:  # configuration the MQTT link refuses; a broker port in use
         print(f"arbiter run: {exc}", file=sys.stderr)
         return 2
     finally:
