@@ -20,7 +20,8 @@ from . import events as ev
 from .events import Event
 from .games import Rules, RulesError
 from .observation import Observation, matches
-from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, seen_cells, sparklies_board)
+from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
+                            sparklies_board)
 
 PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
 
@@ -164,9 +165,9 @@ class Referee:
             keep = args.get("to_turn", len(self.turns) - 1)
             if not isinstance(keep, int) or not 0 <= keep < len(self.turns):
                 raise CommandError(f"takeback: to_turn must be a number of turns from 0 to {len(self.turns) - 1}")
-            events = self._takeback(t, keep)
-            self.filter.reset()
-            return events
+            # the board still shows the undone turns until the players put them back: only
+            # the next change to it is judged
+            return self._takeback(t, keep)
         if name in ("end-turn", "confirm"):
             move = args.get("move") if name == "confirm" else None
             if move is not None and not isinstance(move, str):
@@ -216,11 +217,14 @@ class Referee:
         events: list[Event] = []
         if self.status == AWAITING:
             hits = [(turn, after) for turn, after in self.candidates if self._graph(after).matching(seen)]
-            if len(hits) != 1:
-                return []
-            events += self._commit(t, *hits[0])
-            if self.status == FINISHED:
-                return events
+            if len(hits) > 1:
+                return []  # still undecided: the question stands
+            if hits:
+                events += self._commit(t, *hits[0])
+                if self.status == FINISHED:
+                    return events
+            else:  # none of them: the players went another way (put it back, took back)
+                self.status, self.candidates = PLAYING, []
         graph = self._graph(self.position)
         # what was seen earlier this turn narrows what the board can show now
         found = graph.matching(seen, graph.descendants(self.pending)) if self.pending else []
@@ -238,8 +242,10 @@ class Referee:
         # players took turns back (preferred where the next turn is ambiguous)
         hits = self._continuations(graph, seen)
         back = self._earlier_position(seen)
-        if back is not None and len(hits) != 1:
-            return events + self._takeback(t, back)
+        if back is not None:
+            here = self.rules.cells(self.position)
+            if len(hits) != 1 or self.rules.cells(hits[0][1]) == here:  # an unseen turn: less likely
+                return events + self._takeback(t, back)
         if hits:
             if self.status == FLAGGED:
                 events.append(self._restored(t))
@@ -249,7 +255,7 @@ class Referee:
             if self.status != FINISHED:  # judge the board again as the next turn under way
                 events += self._decide_pyramid(t, seen)
             return events
-        ending = [k for k in self.pending if graph.ends_game[k]]
+        ending = [k for k in self.pending if graph.done[k] and graph.ends_game(k)]
         if ending and self.status == PLAYING:  # the game was over: the players clear the board
             events += self._close(t, None, among=ending)
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
@@ -261,7 +267,10 @@ class Referee:
         source that sees part of the board only (reed switches) can miss a whole turn (a
         Pylos ball put on level 2), so there one unseen turn may stand in between."""
         def explains(after: Any, board: dict[str, str]) -> bool:
-            return self.rules.outcome(after) is None and bool(self._graph(after).matching(board))
+            if self.rules.outcome(after) is not None:
+                return False
+            known = self._graphs.get(after)
+            return bool(known.matching(board)) if known else reaches(self.rules, after, board)
 
         def complete_near(indices: list[int]) -> list[tuple[Any, Any]]:
             return [(turn, after) for turn, after in graph.complete(indices) if explains(after, seen)]

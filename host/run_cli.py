@@ -23,7 +23,8 @@ def run_daemon(args: Any) -> int:
         spec = args.source or config.source["spec"]
         if not spec:
             raise ConfigError("no source: give --source (replay:FILE or sim:) or set source.spec")
-        source = open_source(spec, rules, speed=config.source["speed"], coverage=config.source["coverage"])
+        speed = config.source["speed"] if args.speed is None else args.speed
+        source = open_source(spec, rules, speed=speed, coverage=config.source["coverage"])
         db = args.db or config.storage["database"] or Recorder.default_path()
         recorder = Recorder(db, board_id=config.board_id)
     except (ConfigError, SourceError, RecorderError, RulesError) as exc:
@@ -62,6 +63,7 @@ def add_run_parser(sub: Any) -> None:
     p.add_argument("--variant")
     p.add_argument("--source", help="replay:FILE or sim:[key=value,...]")
     p.add_argument("--config", help="TOML configuration file (docs/configuration.md)")
+    p.add_argument("--speed", type=float, help="replay speed: 1 as recorded, 0 as fast as possible (source.speed)")
     p.add_argument("--board-id", help="board id (default from the configuration: board-1)")
     p.add_argument("--db", help="game database (default: the user's data directory)")
     p.add_argument("--no-mqtt", action="store_true", help="do not connect to or start an MQTT broker")
