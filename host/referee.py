@@ -24,6 +24,8 @@ from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, 
                             sparklies_board)
 
 PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
+#: how many steps into the next turn a board may be when the end of this one was not seen
+NEXT_STEPS = 4
 
 
 class CommandError(ValueError):
@@ -103,7 +105,6 @@ class Referee:
         self.pending_cells: dict[str, str] | None = None  # Sparklies: the board of the turn in progress
         self.result: str = "*"
         self._graphs: dict[Any, TurnGraph] = {}
-        self._last_observation: Observation | None = None
 
     # -- public ------------------------------------------------------------------------
     @property
@@ -132,11 +133,11 @@ class Referee:
         self.flag, self.candidates, self.pending = None, [], []
 
     def observe(self, obs: Observation) -> list[Event]:
-        self._last_observation = obs
+        started = self.begin(obs.t) if self.position is None and not self.sparklies else []
         stable = self.filter.feed(obs)
         if stable is None:
-            return []
-        return self._decide(stable)
+            return started
+        return started + self._decide(stable)
 
     def command(self, name: str, t: float, args: Mapping[str, Any] | None = None) -> list[Event]:
         """``new-game``, ``takeback``, ``confirm``, ``end-turn`` or ``set-players``;
@@ -240,11 +241,13 @@ class Referee:
             return events
         # the turn may be over and the next player's first step made already; or the
         # players took turns back (preferred where the next turn is ambiguous)
-        hits = self._continuations(graph, seen)
+        hits, seen_done = self._continuations(graph, seen)
         back = self._earlier_position(seen)
         if back is not None:
-            here = self.rules.cells(self.position)
-            if len(hits) != 1 or self.rules.cells(hits[0][1]) == here:  # an unseen turn: less likely
+            # an earlier position again: a takeback, unless turns seen completed explain it,
+            # or a single turn that leaves the board looking changed does
+            unseen = len(hits) == 1 and self.rules.cells(hits[0][1]) == self.rules.cells(self.position)
+            if not (seen_done and hits) and (len(hits) != 1 or unseen):
                 return events + self._takeback(t, back)
         if hits:
             if self.status == FLAGGED:
@@ -261,33 +264,34 @@ class Referee:
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
         return self._illegal(t, graph.closest(seen)[1])
 
-    def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> list[tuple[Any, Any]]:
+    def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> tuple[list[tuple[Any, Any]], bool]:
         """Whole turns of this graph after which the board shows the next turn under way.
-        Tries the states last matched first, then complete states close to the board. A
-        source that sees part of the board only (reed switches) can miss a whole turn (a
-        Pylos ball put on level 2), so there one unseen turn may stand in between."""
-        def explains(after: Any, board: dict[str, str]) -> bool:
+        Tries the states last matched first (then the second value is True: the turn was
+        seen completed), then complete states close to the board. A source that sees part of
+        the board only (reed switches) can miss a whole turn (a Pylos ball put on level 2),
+        so there one unseen turn may stand in between."""
+        def explains(after: Any, board: dict[str, str], max_steps: int | None = None) -> bool:
             if self.rules.outcome(after) is not None:
                 return False
             known = self._graphs.get(after)
-            return bool(known.matching(board)) if known else reaches(self.rules, after, board)
+            return bool(known.matching(board)) if known else reaches(self.rules, after, board, max_steps)
 
-        def complete_near(indices: list[int]) -> list[tuple[Any, Any]]:
-            return [(turn, after) for turn, after in graph.complete(indices) if explains(after, seen)]
+        def complete_near(indices: list[int], max_steps: int | None = None) -> list[tuple[Any, Any]]:
+            return [(turn, after) for turn, after in graph.complete(indices) if explains(after, seen, max_steps)]
 
         complete = [k for k in self.pending if graph.done[k]]
         hits = complete_near(complete) if complete else []
         if hits:
-            return hits
+            return hits, True
         near = []
         for k, cells in enumerate(graph.cells):
             if graph.done[k]:
                 diff = sum(1 for n, v in seen.items() if not matches(v, cells[n]))
                 if diff <= 3:
                     near.append(k)
-        hits = complete_near(near)
+        hits = complete_near(near, NEXT_STEPS)  # a guess: only the next player's first steps
         if hits or self.coverage == self.names or not complete:
-            return hits
+            return hits, False
         out = []
         for turn, after in graph.complete(complete):
             if self.rules.outcome(after) is not None:
@@ -296,7 +300,7 @@ class Referee:
             unseen = middle.matching(self.last_seen if self.previous_seen is None else self.previous_seen)
             if any(explains(after2, seen) for _, after2 in middle.complete([k for k in unseen if middle.done[k]])):
                 out.append((turn, after))
-        return out
+        return out, False
 
     def _earlier_position(self, seen: dict[str, str]) -> int | None:
         """The most recent earlier position the board shows again: a takeback."""

@@ -62,10 +62,11 @@ class TurnGraph:
         self.cells: list[dict[str, str]] = [s.cells() for s in self.states]
         self.terminal: list[bool] = [not c for c in self.children]
         self.done: list[bool] = [bool(s.complete_turns()) for s in self.states]
-        #: a complete state whose turn ends the game: nothing will follow it on the board
-        self.ends_game: list[bool] = [
-            any(rules.outcome(rules.play(position, turn)) is not None for turn in s.complete_turns())
-            for s in self.states]
+
+    def ends_game(self, k: int) -> bool:
+        """Whether state ``k`` completes a turn that ends the game."""
+        return any(self.rules.outcome(self.rules.play(self.position, turn)) is not None
+                   for turn in self.states[k].complete_turns())
 
     def descendants(self, starts: Iterable[int]) -> list[int]:
         """The given states and every state reachable from them, in index order."""
@@ -114,6 +115,31 @@ class TurnGraph:
                 after = self.rules.play(self.position, turn)
                 out.setdefault(after, turn)
         return [(turn, after) for after, turn in out.items()]
+
+
+def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
+    """Whether some physical state of the turn from ``position``, at most ``max_steps``
+    steps in, shows the seen cells: the question :class:`TurnGraph` answers, but stopping at
+    the first match instead of listing every state (it is asked of many positions when a
+    turn may have ended unseen)."""
+    items = list(seen.items())
+    root = rules.begin_turn(position)
+    done = {root.key()}
+    todo = [(root, 0)]
+    while todo:
+        state, depth = todo.pop()
+        cells = state.cells()
+        if all(v == cells[n] or matches(v, cells[n]) for n, v in items):
+            return True
+        if max_steps is not None and depth >= max_steps:
+            continue
+        for step in state.next_steps():
+            nxt = state.apply(step)
+            key = nxt.key()
+            if key not in done:
+                done.add(key)
+                todo.append((nxt, depth + 1))
+    return False
 
 
 def pyramid_excused(seen: Mapping[str, str], name: str) -> bool:

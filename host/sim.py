@@ -276,8 +276,10 @@ class _Game:
         else:
             candidates = pyramid_candidates(rules, legal, OWN[mover], self.view.occupancy, rng)
             roots = [position]
-            if state is None and self.finals and self._is_open(self.finals[-1]):
-                roots.append(self.positions[-2])  # the referee may still follow the last turn
+            if state is None and len(self.positions) > 1:
+                # the referee may still follow the last turn: its end was optional, or looked
+                # so on the sensor (a second take-back hidden under a ball)
+                roots.append(self.positions[-2])
             index = self.index
             assert index is not None
 
