@@ -48,28 +48,47 @@ class Daemon:
 
     # -- start-up ------------------------------------------------------------------------
     def resume_or_begin(self) -> None:
+        """Resume the board's unfinished game; after a finished one, wait for the board to
+        show a new start (as after any game); else begin a new game."""
         state = self.recorder.in_progress(self.config.board_id)
-        if state is not None and state.tags.get("Game") == self.rules.game and \
-                state.tags.get("Variant", self.rules.variant) == self.rules.variant:
-            start = self.rules.parse_position(state.start)
-            turns = []
-            position = start
-            for text in state.turn_texts:
-                turn = self.rules.parse_turn(position, text)
-                position = self.rules.play(position, turn)
-                turns.append(turn)
-            self.referee.resume(start, turns)
-            if state.players:
-                self.referee.players.update(state.players)
-            self.game_id = state.id
-            recorded = self.recorder.events(state.id)
-            if recorded:
-                self._resume_t = float(recorded[-1][1]["t"])
+        if state is not None and self._same_kind(state.tags):
+            self._resume(state.id, state.start, [t.text for t in state.turns], state.players)
             log.info("resuming game %s (%s) at turn %d; checking the board against it", state.id,
-                     self.rules.game, len(turns))
+                     self.rules.game, len(self.referee.turns))
         else:
-            self.handle(self.referee.begin(0.0))
+            last = self._last_finished()
+            if last is not None:
+                self._resume(last.id, last.start, [t.text for t in last.turns], last.summary.players)
+                log.info("game %s (%s) was over when the daemon stopped; waiting for a new game to be set up",
+                         last.id, self.rules.game)
+            else:
+                self.handle(self.referee.begin(0.0))
         self.publish_state()
+
+    def _same_kind(self, tags: Any) -> bool:
+        return tags.get("Game") == self.rules.game and tags.get("Variant", self.rules.variant) == self.rules.variant
+
+    def _last_finished(self) -> Any | None:
+        games = [g for g in self.recorder.list_games() if g.board == self.config.board_id]
+        if not games or games[-1].status != "finished":
+            return None
+        detail = self.recorder.get_game(games[-1].id)
+        return detail if self._same_kind(detail.tags) else None
+
+    def _resume(self, game_id: int, start_text: str, texts: list[str], players: Any) -> None:
+        start = self.rules.parse_position(start_text)
+        turns, position = [], start
+        for text in texts:
+            turn = self.rules.parse_turn(position, text)
+            position = self.rules.play(position, turn)
+            turns.append(turn)
+        self.referee.resume(start, turns)
+        if players:
+            self.referee.players.update(players)
+        self.game_id = game_id
+        recorded = self.recorder.events(game_id)
+        if recorded:
+            self._resume_t = float(recorded[-1][1]["t"])
 
     # -- the loop ------------------------------------------------------------------------
     def _read_source(self) -> None:

@@ -224,6 +224,11 @@ class Referee:
                 events += self._commit(t, *hits[0])
                 if self.status == FINISHED:
                     return events
+            elif self._all_end_alike(self.candidates):
+                # unanswered, but every candidate ends the game alike and the players have
+                # moved on (cleared the board): the game is over
+                events += self._commit(t, *self.candidates[0], unconfirmed=True)
+                return events + self._after_game(t, seen)
             else:  # none of them: the players went another way (put it back, took back)
                 self.status, self.candidates = PLAYING, []
         graph = self._graph(self.position)
@@ -463,15 +468,23 @@ class Referee:
             return []
         return self._close(t, None)
 
-    def _commit(self, t: float, turn: Any, after: Any) -> list[Event]:
+    def _all_end_alike(self, options: list[tuple[Any, Any]]) -> bool:
+        results = {getattr(self.rules.outcome(after), "result", None) for _, after in options}
+        return bool(options) and None not in results and len(results) == 1
+
+    def _commit(self, t: float, turn: Any, after: Any, *, unconfirmed: bool = False) -> list[Event]:
         rules = self.rules
         mover = rules.to_move(self.position)
+        others = [rules.format_turn(other) for other, _ in self.candidates if other != turn] if unconfirmed else []
         self.turns.append(turn)
         self.positions.append(after)
         self.status, self.flag, self.candidates, self.pending = PLAYING, None, [], []
         self.pending_cells = None
-        events = [Event(ev.MOVE, t, {"turn": len(self.turns), "player": mover, "move": rules.format_turn(turn),
-                                      "position": rules.format_position(after), "ts": iso(self.now())})]
+        data = {"turn": len(self.turns), "player": mover, "move": rules.format_turn(turn),
+                "position": rules.format_position(after), "ts": iso(self.now())}
+        if unconfirmed:
+            data["unconfirmed"] = others  # the board could not tell it from these; nobody confirmed
+        events = [Event(ev.MOVE, t, data)]
         over = rules.outcome(after)
         if over is not None:
             self.status, self.result = FINISHED, over.result
