@@ -148,7 +148,10 @@ class EmbeddedBroker:
             except Exception as exc:  # a broken shutdown must not keep the daemon from exiting
                 log.warning("embedded MQTT broker: shutdown failed (%s)", exc or type(exc).__name__)
         if thread.is_alive():
-            loop.call_soon_threadsafe(loop.stop)
+            try:
+                loop.call_soon_threadsafe(loop.stop)
+            except RuntimeError:  # the loop closed meanwhile: the thread is ending by itself
+                pass
         thread.join(timeout)
         self._loop = self._thread = self._broker = None
         log.info("embedded MQTT broker on %s:%d stopped", self.host, self.port)

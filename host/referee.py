@@ -302,7 +302,7 @@ class Referee:
             if self.rules.outcome(after) is not None:
                 continue
             middle = self._graph(after)
-            unseen = middle.matching(self.last_seen if self.previous_seen is None else self.previous_seen)
+            unseen = middle.matching(self.previous_seen)
             if any(explains(after2, seen) for _, after2 in middle.complete([k for k in unseen if middle.done[k]])):
                 out.append((turn, after))
         return out, False

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest_mqtt import Mosquitto, Subscriber, free_port, wait_until
+from conftest_mqtt import Mosquitto, Subscriber, wait_until
 from host.games import rules_for
 from host.observation import write_log
 from host.record import read_text, replay

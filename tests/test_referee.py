@@ -57,6 +57,17 @@ class Board:
         return [e.type for e in self.events]
 
 
+def pylos_at_start():
+    """A Pylos referee watching an empty board through a camera that sees every cell."""
+    rules = rules_for("pylos")
+    referee = Referee(rules)
+    board = Board(referee, lambda cells: dict(cells))
+    referee.begin(0.0)
+    start = rules.cells(rules.start())
+    board.show(start)
+    return rules, referee, board, start
+
+
 def play_game(rules, seed, view=None):
     rng = random.Random(seed)
     position = rules.start(rng) if rules.game == "sparklies" else rules.start()
@@ -88,12 +99,7 @@ def test_camera_games_are_recorded_turn_for_turn(game, options, games):
 
 
 def test_illegal_placement_is_flagged_then_restored():
-    rules = rules_for("pylos")
-    referee = Referee(rules)
-    board = Board(referee, lambda cells: dict(cells))
-    referee.begin(0.0)
-    start = rules.cells(rules.start())
-    board.show(start)
+    rules, referee, board, start = pylos_at_start()
     wrong = {**start, "1b2": "D"}
     events = board.show(wrong)
     assert [e.type for e in events] == ["illegal"]
@@ -109,24 +115,14 @@ def test_illegal_placement_is_flagged_then_restored():
 
 
 def test_restored_by_a_legal_continuation_accepts_the_move():
-    rules = rules_for("pylos")
-    referee = Referee(rules)
-    board = Board(referee, lambda cells: dict(cells))
-    referee.begin(0.0)
-    start = rules.cells(rules.start())
-    board.show(start)
+    rules, referee, board, start = pylos_at_start()
     board.show({**start, "1b2": "D"})
     events = board.show({**start, "1a1": "L"})
     assert [e.type for e in events] == ["restored", "move"]
 
 
 def test_flicker_and_hands_never_make_moves_or_flags():
-    rules = rules_for("pylos")
-    referee = Referee(rules)
-    board = Board(referee, lambda cells: dict(cells))
-    referee.begin(0.0)
-    start = rules.cells(rules.start())
-    board.show(start)
+    rules, referee, board, start = pylos_at_start()
     # one-frame flicker of a wrong colour, many times
     for _ in range(10):
         board.show({**start, "1d4": "D"}, frames=1)
@@ -241,7 +237,6 @@ def test_occupancy_only_raise_asks_for_confirmation_and_takes_the_answer():
 
 def test_occupancy_only_placements_on_the_base_need_no_confirmation():
     rules = rules_for("pylos")
-    board, truth = None, []
     referee = Referee(rules, coverage=BASE)
     board = Board(referee, reeds)
     referee.begin(0.0)
