@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
@@ -161,30 +160,71 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Until the simulator and referee land: replay the bundled example games turn by turn."""
+    """Until the full demo lands: each bundled example game is played on a simulated board
+    (a camera's view, hands passing over it, one wrong ball put down and taken back) and
+    refereed from that stream alone; the referee's record is checked against the example."""
+    import random
+
+    from .referee import Referee
+    from .sim import SimConfig, pace, simulate_game
+
     examples = resources.files("host") / "examples"
     names = sorted(p.name for p in examples.iterdir() if p.name.endswith(".pgn"))
     if args.game:
         names = [n for n in names if n.startswith(args.game)]
-    games = 0
-    turns = 0
+    games = turns = flags = matched = 0
     for name in names:
-        result = replay(read_any((examples / name).read_text("utf-8")))
-        rules = result.rules
-        print(f"== {name}: {rules.game} ({rules.variant})")
-        for k, turn in enumerate(result.turns, start=1):
-            mover = rules.to_move(result.positions[k - 1])
-            print(f"{k:3}. {mover:5} {rules.format_turn(turn)}")
-            if args.boards:
-                print(rules.diagram(result.positions[k]))
-            if args.speed > 0:
-                time.sleep(1.0 / args.speed)
-        print(rules.diagram(result.final))
-        print(f"result: {result.result}" + ("" if result.ok else f" (record error: {result.error.reason})"))
+        example = replay(read_any((examples / name).read_text("utf-8")))
+        rules = example.rules
+        print(f"== {name}: {rules.game} ({rules.variant}), {len(example.turns)} turns")
+        script = [rules.format_turn(t) for t in example.turns]
+        config = SimConfig(seed=1, game=rules.game, hands=0.1, illegal=0.05)
+        sim = simulate_game(rules, random.Random(1), config, script=script, start=example.positions[0])
+        referee = Referee(rules, start=example.positions[0])
+        referee.begin(0.0)
+        for obs in pace(sim.observations, args.speed):
+            events = referee.observe(obs)
+            while events:
+                event = events.pop(0)
+                _print_demo_event(event, args.boards, rules)
+                if event.type == "confirm-needed":  # the players answer on the display
+                    events += _confirm_as_players(referee, obs.t, example.positions[len(referee.turns) + 1])
+        for event in referee.flush(sim.observations[-1].t):
+            _print_demo_event(event, args.boards, rules)
+        print(rules.diagram(referee.position))
+        same = referee.positions == list(example.positions)
+        print(f"result: {referee.result}; the referee's record {'equals' if same else 'DIFFERS FROM'} the example")
         games += 1
-        turns += len(result.turns)
-    print(f"demo: {games} games, {turns} turns replayed through the rules engines")
-    return 0
+        turns += len(referee.turns)
+        flags += len(sim.truth.illegal)
+        matched += same
+    print(f"demo: {games} games, {turns} turns refereed from simulated camera frames, "
+          f"{flags} illegal moves flagged and put back, {matched} of {games} records equal the examples")
+    return 0 if matched == games else 1
+
+
+def _confirm_as_players(referee: Any, t: float, truth: Any) -> list:
+    for turn, after in referee.candidates:
+        if after == truth:
+            move = referee.rules.format_turn(turn)
+            print(f"     the players confirm {move}")
+            return referee.command("confirm", t, {"move": move})
+    return []
+
+
+def _print_demo_event(event: Any, boards: bool, rules: Rules) -> None:
+    d = event.data
+    if event.type == "move":
+        print(f"{d['turn']:3}. {d['player']:5} {d['move']}")
+        if boards:
+            print(rules.diagram(rules.parse_position(d["position"])))
+    elif event.type == "illegal":
+        print(f"     illegal: {d['reason']}")
+    elif event.type in ("restored", "takeback", "game-over", "confirm-needed"):
+        extra = {"game-over": lambda: f": {d['result']} ({d['reason']})",
+                 "confirm-needed": lambda: f": {d['question']} {' / '.join(d['candidates'])}",
+                 "takeback": lambda: f": {' '.join(d['undone'])}"}.get(event.type, lambda: "")()
+        print(f"     {event.type}{extra}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -226,7 +266,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_referee_parser(sub)
     add_run_parser(sub)
 
-    p = sub.add_parser("demo", help="replay the bundled example games")
+    p = sub.add_parser("demo", help="referee the bundled example games played on a simulated board")
     p.add_argument("--game", choices=GAMES)
     p.add_argument("--speed", type=float, default=0.0, help="turns per second (0: as fast as possible)")
     p.add_argument("--boards", action="store_true", help="draw the board after every turn")

@@ -188,11 +188,13 @@ def test_show_position_and_record(tmp_path, capsys):
     assert code == 2 and "3 legal turns" in err
 
 
-def test_demo_replays_bundled_games(capsys):
+def test_demo_referees_the_bundled_games_from_simulated_frames(capsys):
     code, out, _ = run(capsys, "demo")
     assert code == 0
     assert "== pylos" in out and "== sparks" in out and "== sparklies" in out
-    assert "demo: 3 games" in out
+    assert "illegal:" in out and "restored" in out  # a wrong ball put down, flagged, taken away
+    assert out.count("the referee's record equals the example") == 3
+    assert "demo: 3 games" in out and "3 of 3 records equal the examples" in out
 
 
 def test_installed_entry_point_runs():
