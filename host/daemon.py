@@ -66,7 +66,8 @@ class Daemon:
         self.publish_state()
 
     def _same_kind(self, tags: Any) -> bool:
-        return tags.get("Game") == self.rules.game and tags.get("Variant", self.rules.variant) == self.rules.variant
+        """Whether a recorded game was played under these rules (game, variant, board options)."""
+        return tags.get("Game") == self.rules.game and all(tags.get(k) == v for k, v in self.rules.tags().items())
 
     def _last_finished(self) -> Any | None:
         games = [g for g in self.recorder.list_games() if g.board == self.config.board_id]
