@@ -19,6 +19,7 @@ from .config import Config
 from .events import Event
 from .games import Rules, RulesError, rules_for
 from .observation import Observation, ObservationError, check_cells
+from .record import Record, replay
 from .recorder import Recorder, RecorderError
 from .referee import CommandError, Referee, Stability
 from .sources import Source
@@ -52,13 +53,13 @@ class Daemon:
         show a new start (as after any game); else begin a new game."""
         state = self.recorder.in_progress(self.config.board_id)
         if state is not None and self._same_kind(state.tags):
-            self._resume(state.id, state.start, [t.text for t in state.turns], state.players)
+            self._resume(state.id, state.record(), state.players)
             log.info("resuming game %s (%s) at turn %d; checking the board against it", state.id,
                      self.rules.game, len(self.referee.turns))
         else:
             last = self._last_finished()
             if last is not None:
-                self._resume(last.id, last.start, [t.text for t in last.turns], last.summary.players)
+                self._resume(last.id, last.record(), last.summary.players)
                 log.info("game %s (%s) was over when the daemon stopped; waiting for a new game to be set up",
                          last.id, self.rules.game)
             else:
@@ -76,14 +77,12 @@ class Daemon:
         detail = self.recorder.get_game(games[-1].id)
         return detail if self._same_kind(detail.tags) else None
 
-    def _resume(self, game_id: int, start_text: str, texts: list[str], players: Any) -> None:
-        start = self.rules.parse_position(start_text)
-        turns, position = [], start
-        for text in texts:
-            turn = self.rules.parse_turn(position, text)
-            position = self.rules.play(position, turn)
-            turns.append(turn)
-        self.referee.resume(start, turns)
+    def _resume(self, game_id: int, record: Record, players: Any) -> None:
+        result = replay(record)
+        if not result.ok:
+            raise RulesError(f"game {game_id} in the database does not replay: turn {result.error.turn} "
+                             f"({result.error.move}): {result.error.reason}")
+        self.referee.resume(result.positions[0], list(result.turns))
         if players:
             self.referee.players.update(players)
         self.game_id = game_id

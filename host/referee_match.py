@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
 from .games import Rules, TurnInProgress
+from .games.base import walk_turn
 from .games import pyramid
 from .observation import EMPTY, OCCUPIED, UNKNOWN, Observation, matches
 
@@ -123,22 +124,10 @@ def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int
     the first match instead of listing every state (it is asked of many positions when a
     turn may have ended unseen)."""
     items = list(seen.items())
-    root = rules.begin_turn(position)
-    done = {root.key()}
-    todo = [(root, 0)]
-    while todo:
-        state, depth = todo.pop()
+    for state, _ in walk_turn(rules.begin_turn(position), max_steps):
         cells = state.cells()
         if all(v == cells[n] or matches(v, cells[n]) for n, v in items):
             return True
-        if max_steps is not None and depth >= max_steps:
-            continue
-        for step in state.next_steps():
-            nxt = state.apply(step)
-            key = nxt.key()
-            if key not in done:
-                done.add(key)
-                todo.append((nxt, depth + 1))
     return False
 
 

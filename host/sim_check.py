@@ -16,6 +16,7 @@ import random
 from typing import Any, Callable, Iterable, Mapping
 
 from .games import Rules, TurnInProgress
+from .games.base import walk_turn
 from .games import pyramid
 from .observation import EMPTY, OCCUPIED, UNKNOWN
 from .sim_render import BASE_NAMES, SensorView
@@ -44,19 +45,7 @@ OWN = {"light": "L", "dark": "D", "white": "W", "black": "B"}
 
 def turn_states(rules: Rules, root: TurnInProgress) -> list[TurnInProgress]:
     """``root`` and every state reachable from it by legal steps (equal states merged)."""
-    seen = {root.key(): root}
-    todo = [root]
-    out = []
-    while todo:
-        state = todo.pop()
-        out.append(state)
-        for step in state.next_steps():
-            nxt = state.apply(step)
-            key = nxt.key()
-            if key not in seen:
-                seen[key] = nxt
-                todo.append(nxt)
-    return out
+    return [state for state, _ in walk_turn(root)]
 
 
 def _flat(cells: Mapping[str, str]) -> str:

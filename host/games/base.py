@@ -113,6 +113,25 @@ class TurnInProgress(abc.ABC):
         """Identifies the state, so searches over steps can skip states already seen."""
 
 
+def walk_turn(root: TurnInProgress, max_steps: int | None = None) -> Iterator[tuple[TurnInProgress, int]]:
+    """``root`` and every state reachable from it by legal steps, at most ``max_steps`` in,
+    each with its depth; equal states (same ``key()``) once. Lazy, so a search can stop at
+    the first state it wants."""
+    done = {root.key()}
+    todo = [(root, 0)]
+    while todo:
+        state, depth = todo.pop()
+        yield state, depth
+        if max_steps is not None and depth >= max_steps:
+            continue
+        for step in state.next_steps():
+            nxt = state.apply(step)
+            key = nxt.key()
+            if key not in done:
+                done.add(key)
+                todo.append((nxt, depth + 1))
+
+
 class Rules(abc.ABC):
     """One game with its variant and options fixed."""
 
