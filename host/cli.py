@@ -220,9 +220,10 @@ def _print_demo_event(event: Any, boards: bool, rules: Rules) -> None:
             print(rules.diagram(rules.parse_position(d["position"])))
     elif event.type == "illegal":
         print(f"     illegal: {d['reason']}")
-    elif event.type in ("restored", "takeback", "game-over", "confirm-needed"):
+    elif event.type in ("restored", "takeback", "game-over", "confirm-needed", "confirm-withdrawn"):
         extra = {"game-over": lambda: f": {d['result']} ({d['reason']})",
                  "confirm-needed": lambda: f": {d['question']} {' / '.join(d['candidates'])}",
+                 "confirm-withdrawn": lambda: f": {d['reason']}",
                  "takeback": lambda: f": {' '.join(d['undone'])}"}.get(event.type, lambda: "")()
         print(f"     {event.type}{extra}")
 

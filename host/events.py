@@ -16,9 +16,10 @@ ILLEGAL = "illegal"
 RESTORED = "restored"
 TAKEBACK = "takeback"
 CONFIRM_NEEDED = "confirm-needed"
+CONFIRM_WITHDRAWN = "confirm-withdrawn"
 GAME_OVER = "game-over"
 NEW_GAME = "new-game"
-TYPES = (MOVE, ILLEGAL, RESTORED, TAKEBACK, CONFIRM_NEEDED, GAME_OVER, NEW_GAME)
+TYPES = (MOVE, ILLEGAL, RESTORED, TAKEBACK, CONFIRM_NEEDED, CONFIRM_WITHDRAWN, GAME_OVER, NEW_GAME)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,10 @@ A log line is ``{"t": 12.345, "cells": {"1a1": "W", "1b1": ".", "2a1": "?", "1c1
 ``.`` empty, ``?`` unknown, ``#`` occupied with unknown colour, otherwise the piece letter.
 Sparklies cells are two characters, tile colour then controller (``Rb``, ``G.``), ``??``
 unknown; either character alone may be ``?``. Positions a source does not report are unknown.
+
+A board's buttons share the log: ``{"t": 12.5, "press": "end-turn", "player": "light"}`` is a
+player's turn button (chess-clock style), ``{"t": 13.0, "press": "confirm"}`` the confirm
+button. A press is a :class:`Press`, not an observation: it says nothing about the cells.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Iterator, Mapping
+from typing import Iterable, Iterator, Mapping
 
 from .games import Rules
 
@@ -57,7 +61,47 @@ class Observation:
         return json.dumps(self.to_json(), separators=(",", ":"))
 
 
-def parse_line(text: str, line: int | None = None) -> Observation:
+#: the buttons a board may have: each player's turn button, and the confirm button
+BUTTONS = ("end-turn", "confirm")
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """A button pressed at time ``t``: ``end-turn`` (a player's turn button; ``player`` says
+    whose, None when the board has one button for both) or ``confirm``."""
+
+    t: float
+    button: str
+    player: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.button not in BUTTONS:
+            raise ObservationError(f"unknown button {self.button!r} (expected {' or '.join(BUTTONS)})")
+
+    def to_json(self) -> dict:
+        out: dict = {"t": self.t, "press": self.button}
+        if self.player is not None:
+            out["player"] = self.player
+        return out
+
+    def to_line(self) -> str:
+        return json.dumps(self.to_json(), separators=(",", ":"))
+
+
+def _parse_press(data: dict, t: float, line: int | None) -> Press:
+    extra = set(data) - {"t", "press", "player"}
+    if extra:
+        raise ObservationError(f"unknown key {sorted(extra)[0]!r} in a button press (expected 't', 'press', 'player')", line)
+    player = data.get("player")
+    if player is not None and not isinstance(player, str):
+        raise ObservationError(f"'player' must be a player's name, not {player!r}", line)
+    try:
+        return Press(t, data["press"], player)
+    except ObservationError as exc:
+        raise ObservationError(str(exc), line) from None
+
+
+def parse_line(text: str, line: int | None = None) -> Observation | Press:
     """One log line; ObservationError with the line number for anything malformed."""
     try:
         data = json.loads(text)
@@ -65,12 +109,14 @@ def parse_line(text: str, line: int | None = None) -> Observation:
         raise ObservationError(f"not JSON: {exc.msg} at column {exc.colno}", line) from None
     if not isinstance(data, dict):
         raise ObservationError('expected an object like {"t": 1.0, "cells": {...}}', line)
-    extra = set(data) - {"t", "cells"}
-    if extra:
-        raise ObservationError(f"unknown key {sorted(extra)[0]!r} (expected 't' and 'cells')", line)
     t = data.get("t")
     if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t):
         raise ObservationError(f"'t' must be a finite number of seconds, not {t!r}", line)
+    if "press" in data:
+        return _parse_press(data, float(t), line)
+    extra = set(data) - {"t", "cells"}
+    if extra:
+        raise ObservationError(f"unknown key {sorted(extra)[0]!r} (expected 't' and 'cells', or 'press')", line)
     cells = data.get("cells")
     if not isinstance(cells, dict):
         raise ObservationError("'cells' must be an object mapping position names to contents", line)
@@ -85,9 +131,9 @@ def parse_line(text: str, line: int | None = None) -> Observation:
     return Observation(float(t), cells)
 
 
-def read_log(path: str | Path) -> Iterator[Observation | ObservationError]:
-    """Every line of an observation log: an Observation, or the error for a bad line, so a
-    reader can report it and go on. Blank lines are skipped."""
+def read_log(path: str | Path) -> Iterator[Observation | Press | ObservationError]:
+    """Every line of an observation log: an Observation or a Press, or the error for a bad
+    line, so a reader can report it and go on. Blank lines are skipped."""
     with open(path, encoding="utf-8", errors="replace") as f:
         for number, text in enumerate(f, start=1):
             if text.strip():
@@ -97,7 +143,7 @@ def read_log(path: str | Path) -> Iterator[Observation | ObservationError]:
                     yield exc
 
 
-def write_log(path: str | Path, observations: Iterator[Observation] | list[Observation]) -> None:
+def write_log(path: str | Path, observations: Iterable[Observation | Press]) -> None:
     with open(path, "w", encoding="utf-8") as f:
         for obs in observations:
             f.write(obs.to_line() + "\n")

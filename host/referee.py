@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping
 from . import events as ev
 from .events import Event
 from .games import Rules, RulesError
-from .observation import Observation, matches
+from .observation import Observation, Press, matches
 from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
                             sparklies_board)
 
@@ -104,6 +104,7 @@ class Referee:
         self.previous_seen: dict[str, str] = {}
         self.pending_cells: dict[str, str] | None = None  # Sparklies: the board of the turn in progress
         self.result: str = "*"
+        self.buttons = False  # the board has turn buttons (one has been pressed)
         self._graphs: dict[Any, TurnGraph] = {}
 
     # -- public ------------------------------------------------------------------------
@@ -132,12 +133,33 @@ class Referee:
         self.result = over.result if over else "*"
         self.flag, self.candidates, self.pending = None, [], []
 
-    def observe(self, obs: Observation) -> list[Event]:
+    def observe(self, obs: Observation | Press) -> list[Event]:
         started = self.begin(obs.t) if self.position is None and not self.sparklies else []
+        if isinstance(obs, Press):
+            return started + self.press(obs)
         stable = self.filter.feed(obs)
         if stable is None:
             return started
         return started + self._decide(stable)
+
+    def press(self, press: Press) -> list[Event]:
+        """A button on the board. A player's turn button closes that player's turn (pressed
+        after the board already showed the turn over, it changes nothing); the confirm button
+        confirms the only candidate. A press that means nothing now is ignored: a button
+        cannot be answered like a command."""
+        if press.button == "end-turn":
+            self.buttons = True
+        if self.position is None or self.status in (FINISHED, FLAGGED):
+            return []
+        if press.button == "end-turn":
+            if press.player is not None and press.player != self.rules.to_move(self.position):
+                return []
+            if self.status == AWAITING:
+                return []  # the question stands: the players answer it, not the clock
+        try:
+            return self.command("end-turn" if press.button == "end-turn" else "confirm", press.t)
+        except (CommandError, RulesError):
+            return []
 
     def command(self, name: str, t: float, args: Mapping[str, Any] | None = None) -> list[Event]:
         """``new-game``, ``takeback``, ``confirm``, ``end-turn`` or ``set-players``;
@@ -231,6 +253,9 @@ class Referee:
                 return events + self._after_game(t, seen)
             else:  # none of them: the players went another way (put it back, took back)
                 self.status, self.candidates = PLAYING, []
+                events.append(Event(ev.CONFIRM_WITHDRAWN, t, {
+                    "reason": "the board no longer shows any of the turns in question",
+                    "position": self.rules.format_position(self.position)}))
         graph = self._graph(self.position)
         # what was seen earlier this turn narrows what the board can show now
         found = graph.matching(seen, graph.descendants(self.pending)) if self.pending else []
@@ -288,6 +313,8 @@ class Referee:
         hits = complete_near(complete) if complete else []
         if hits:
             return hits, True
+        if self.buttons and self.coverage != self.names:
+            return [], False  # the turn buttons end turns the sensors cannot see: no guessing
         near = []
         for k, cells in enumerate(graph.cells):
             if graph.done[k]:
@@ -392,6 +419,10 @@ class Referee:
                 raise CommandError(str(exc)) from None
         graph = self._graph(self.position)
         done = graph.complete(self.pending if among is None else among)
+        if not done and among is None and self.coverage != self.names:
+            # a source that sees part of the board (reed switches under the base) may have seen
+            # nothing of the turn (a ball put on an upper level): every turn the board allows
+            done = graph.complete(graph.matching(self.last_seen))
         if move is not None:
             try:
                 turn = self.rules.parse_turn(self.position, move)
@@ -448,6 +479,9 @@ class Referee:
             if all(v[1] == "." for v in cells.values()) and not any("?" in v for v in cells.values()):
                 return self._maybe_sparklies_start(Observation(t, cells))
         else:
+            final = self.rules.cells(self.position)
+            if all(matches(v, final[n]) for n, v in seen.items()):
+                return []  # still the final board, as far as the source can tell
             start = self.rules.cells(self.rules.start())
             if seen and all(matches(v, start[n]) for n, v in seen.items()):
                 return self._new_game(t, self.rules.start())

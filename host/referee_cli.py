@@ -10,7 +10,7 @@ from typing import Any, TextIO
 
 from .events import Event
 from .games import Rules, rules_for
-from .observation import Observation, ObservationError, check_cells, read_log
+from .observation import Observation, ObservationError, Press, check_cells, read_log
 from .record import Record, RecordedTurn, new_record, write_text
 from .referee import Referee
 
@@ -76,7 +76,14 @@ def run_referee(args: argparse.Namespace, out: TextIO) -> int:
             print(f"{args.observations}: {item} (skipped)", file=sys.stderr)
     rules = build_rules(args, observations)
     start = rules.parse_position(args.start) if args.start else None
-    referee = Referee(rules, start=start)
+    coverage = None
+    if args.coverage == "base":
+        if rules.game == "sparklies":
+            print("--coverage base is for the pyramid games (reed switches under the base hollows)", file=sys.stderr)
+            return 2
+        from .sources import BASE_HOLLOWS
+        coverage = BASE_HOLLOWS
+    referee = Referee(rules, start=start, coverage=coverage)
     names = referee.names
     records = GameRecords(rules)
     events_out = open(args.events, "w", encoding="utf-8") if args.events else out
@@ -91,7 +98,12 @@ def run_referee(args: argparse.Namespace, out: TextIO) -> int:
 
         emit(referee.begin(observations[0].t if observations else 0.0))
         line_of = {id(i): n for n, i in enumerate(items, start=1)}
-        for obs in observations:
+        for obs in items:
+            if isinstance(obs, Press):
+                emit(referee.observe(obs))
+                continue
+            if not isinstance(obs, Observation):
+                continue
             try:
                 check_cells(rules, obs, names)
             except ObservationError as exc:
@@ -130,6 +142,8 @@ def add_referee_parser(sub: Any) -> None:
     p.add_argument("--start", help="start position string (Sparklies: default the first uncontrolled board seen)")
     p.add_argument("--size", help="Sparklies board size WxH (default: from the log's square names)")
     p.add_argument("--wrap", action="store_true", help="Sparklies: wrap-around edges")
+    p.add_argument("--coverage", choices=("all", "base"), default="all",
+                   help="what the log's source sees: all (a camera) or base (reed switches under the 16 hollows)")
     p.add_argument("--events", help="write the events here (JSON Lines) instead of stdout")
     p.add_argument("--record", help="write the game record here (.pgn text or .json)")
     p.set_defaults(func=lambda args: run_referee(args, sys.stdout))

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 from .games import Rules, rules_for
-from .observation import Observation, matches
+from .observation import Observation, Press, matches
 from .record import Record, RecordedTurn, new_record
 from .sim_check import OWN, TurnIndex, explained, forward_states, pick_illegal, pyramid_candidates, sparklies_candidates
 from .sim_play import RandomPlayer, ScriptedPlayer, turn_boards
@@ -49,6 +49,8 @@ class SimConfig:
     dead: tuple[str, ...] = ()
     wrap: bool = False
     occupancy: bool = False
+    #: press the mover's turn button after every turn (None: with occupancy-only output)
+    buttons: bool | None = None
     fps: float = 10.0
     frames_per_state: tuple[int, int] = (4, 8)
     transition_hands: float = 1.0
@@ -99,6 +101,12 @@ class SimConfig:
         if self.size is not None and (not isinstance(self.size, tuple) or len(self.size) != 2 or not all(
                 isinstance(v, int) and 3 <= v <= 26 for v in self.size)):
             raise SimError(f"size must be (width, height) of a Sparklies board, each 3 to 26; got {self.size!r}")
+
+    @property
+    def presses(self) -> bool:
+        """Whether the players press their turn buttons (reed switches cannot see a ball put
+        on an upper level: the button says the turn is over)."""
+        return self.occupancy if self.buttons is None else self.buttons
 
     @property
     def state_frames(self) -> int:
@@ -191,6 +199,20 @@ class SimGame:
     frames: tuple[FrameTruth, ...]
     truth: SimTruth
     view: SensorView = field(repr=False)
+    presses: tuple[Press, ...] = ()
+
+    def stream(self) -> Iterator[Observation | Press]:
+        """The observations with the button presses among them, in time order."""
+        presses = iter(self.presses)
+        press = next(presses, None)
+        for obs in self.observations:
+            while press is not None and press.t < obs.t:
+                yield press
+                press = next(presses, None)
+            yield obs
+        if press is not None:
+            yield press
+        yield from presses
 
 
 # -- playing a game -------------------------------------------------------------------------
@@ -234,6 +256,8 @@ class _Game:
                 if i == inject:
                     self._illegal(position, number, boards[i - 1].state if i else None)
                 first, _ = self.reel.show(board.cells, settle=i == len(boards) - 1 or (i == 0 and closes))
+            if cfg.presses:
+                self.reel.press("end-turn", rules.to_move(position))
             self.turns.append(turn)
             self.positions.append(after)
             self.times.append(first)
@@ -243,7 +267,10 @@ class _Game:
 
     def _is_open(self, state: Any) -> bool:
         """Whether a finished turn could have gone on (a second Pylos take-back; any
-        Sparklies chain, whose pings may be invisible): the next player's first step ends it."""
+        Sparklies chain, whose pings may be invisible): the next player's first step ends it.
+        With turn buttons the press ends every turn."""
+        if self.config.presses:
+            return False
         return self.rules.game == "sparklies" or any(True for _ in state.next_steps())
 
     # -- illegal moves ---------------------------------------------------------------------
@@ -374,7 +401,8 @@ def simulate_game(rules: Rules, rng: random.Random, config: SimConfig = SimConfi
     t_start = reel.t_next
     game.play(start)
     reel.hold(config.end_hold if hold_end is None else hold_end)
-    return SimGame(rules, tuple(reel.observations), tuple(reel.truths), game.truth(start, t_start), view)
+    return SimGame(rules, tuple(reel.observations), tuple(reel.truths), game.truth(start, t_start), view,
+                   tuple(reel.presses))
 
 
 # -- for ever ----------------------------------------------------------------------------------
@@ -420,13 +448,13 @@ class Simulator:
             t0 = round(game.observations[-1].t + 1 / cfg.fps, 6)
             n += 1
 
-    def __iter__(self) -> Iterator[Observation]:
+    def __iter__(self) -> Iterator[Observation | Press]:
         for game in self.games():
-            yield from game.observations
+            yield from game.stream()
 
 
-def pace(observations: Iterable[Observation], speed: float, *, clock: Callable[[], float] = time.monotonic,
-         sleep: Callable[[float], None] = time.sleep) -> Iterator[Observation]:
+def pace(observations: Iterable[Observation | Press], speed: float, *, clock: Callable[[], float] = time.monotonic,
+         sleep: Callable[[float], None] = time.sleep) -> Iterator[Observation | Press]:
     """Each observation when its time comes: ``t`` seconds after the first, divided by
     ``speed`` (2: twice as fast as real time; 0: no waiting at all)."""
     origin: tuple[float, float] | None = None

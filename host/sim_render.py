@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Mapping
 from .games import Rules
 from .games import pyramid
 from .games.sparklies_geometry import split_square
-from .observation import EMPTY, OCCUPIED, PYRAMID_LETTERS, UNKNOWN, Observation
+from .observation import EMPTY, OCCUPIED, PYRAMID_LETTERS, UNKNOWN, Observation, Press
 
 if TYPE_CHECKING:
     from .sim import SimConfig
@@ -172,6 +172,7 @@ class Reel:
         self.t0 = t0
         self.observations: list[Observation] = []
         self.truths: list[FrameTruth] = []
+        self.presses: list[Press] = []
         self.shown: Mapping[str, str] | None = None
         self.legal: Mapping[str, str] | None = None
         self.stable = frames_needed(config.stable_frames, config.stable_seconds, config.fps)
@@ -194,6 +195,10 @@ class Reel:
 
     def _time(self, index: int) -> float:
         return round(self.t0 + index / self.config.fps, 6)
+
+    def press(self, button: str, player: str | None = None) -> None:
+        """A button pressed half a frame after the last frame."""
+        self.presses.append(Press(round(self.t_last + 0.5 / self.config.fps, 6), button, player))
 
     def _emit(self, board: Mapping[str, str], legal: Mapping[str, str], seen: dict[str, str],
               patch: frozenset[str] = frozenset(), flicker_ok: bool = False) -> bool:

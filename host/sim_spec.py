@@ -113,6 +113,7 @@ KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "dead": ("dead", _squares),
     "wrap": ("wrap", _bool),
     "occupancy": ("occupancy", _bool),
+    "buttons": ("buttons", _bool),
     "fps": ("fps", _positive),
     "frames": ("frames_per_state", _pair(1)),
     "transitions": ("transition_hands", _probability),

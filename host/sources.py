@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from .games import Rules, pyramid
-from .observation import Observation, ObservationError, read_log
+from .observation import Observation, ObservationError, Press, read_log
 
 BASE_HOLLOWS = frozenset(n for n in pyramid.NAMES if n.startswith("1"))
 LATER = {"camera": "the vision issue", "serial": "the board-controller issue", "gpio": "the board-controller issue"}
@@ -20,25 +20,26 @@ class SourceError(ValueError):
 
 @dataclass
 class Source:
-    """``items``: observations, or the ObservationError of a bad input line (reported and
-    skipped by the daemon). ``coverage``: the cells the source can see (None: all)."""
+    """``items``: observations and button presses, or the ObservationError of a bad input
+    line (reported and skipped by the daemon). ``coverage``: the cells the source can see
+    (None: all)."""
 
     name: str
-    items: Iterable[Observation | ObservationError]
+    items: Iterable[Observation | Press | ObservationError]
     coverage: frozenset[str] | None = None
     finite: bool = False
     #: replay speed: 1 as recorded, 2 twice as fast, 0 no waiting
     speed: float = 0.0
 
-    def paced(self, after: float | None = None) -> Iterator[Observation | ObservationError]:
-        """The items at their speed, leaving out observations up to source time ``after``
-        (what a resumed game already covers) without waiting for them."""
+    def paced(self, after: float | None = None) -> Iterator[Observation | Press | ObservationError]:
+        """The items at their speed, leaving out observations and presses up to source time
+        ``after`` (what a resumed game already covers) without waiting for them."""
         from .sim import pace
         skipped = (i for i in self.items
-                   if after is None or not isinstance(i, Observation) or i.t > after)
+                   if after is None or isinstance(i, ObservationError) or i.t > after)
         errors: list[ObservationError] = []
 
-        def observations() -> Iterator[Observation]:
+        def observations() -> Iterator[Observation | Press]:
             for item in skipped:
                 if isinstance(item, ObservationError):
                     errors.append(item)

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from host.games import rules_for
 from host.referee import Referee
 from host.sim import SimConfig, simulate_game
+from host.sources import BASE_HOLLOWS
 
 NOISY = dict(hands=0.2, flicker=0.05, illegal=0.1, takeback=0.1)
 OPTIONS = {"sparklies": {"width": 4, "height": 4}}
@@ -24,37 +25,64 @@ class Outcome:
     takebacks: int = 0
     takebacks_seen: int = 0
     confirmations: int = 0
+    #: questions asked where the base hollows alone tell the turn (reed switches)
+    needless: int = 0
+    turns: int = 0
     observations: int = 0
     failures: list = field(default_factory=list)
 
     def add(self, other: "Outcome") -> None:
         for name in ("games", "exact", "injected", "flagged", "false_flags", "takebacks", "takebacks_seen",
-                     "confirmations", "observations"):
+                     "confirmations", "needless", "turns", "observations"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.failures += other.failures
 
 
-def referee_game(game: str, seed: int, noisy: bool) -> Outcome:
+def _base(rules, position) -> frozenset[str]:
+    return frozenset(n for n, v in rules.cells(position).items() if n in BASE_HOLLOWS and v != ".")
+
+
+def told_by_base(rules, position, after) -> bool:
+    """Whether the base hollows' occupancy after the turn leaves one legal turn only."""
+    base = _base(rules, after)
+    return sum(1 for turn in rules.legal_turns(position) if _base(rules, rules.play(position, turn)) == base) == 1
+
+
+def true_after(rules, truth, position, number: int, t: float) -> str:
+    """The position after the turn the players really played as turn ``number + 1`` at time
+    ``t``: a turn taken back later is not among the kept turns, but it was played."""
+    for tb in sorted(truth.takebacks, key=lambda tb: tb.t):
+        if tb.t > t and tb.to_turn == number:
+            return rules.format_position(rules.play(position, rules.parse_turn(position, tb.undone[0])))
+    return truth.positions[number]
+
+
+def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False) -> Outcome:
     """One simulated game refereed; a confirmation is answered with the true turn, as the
-    players would."""
+    players would. ``occupancy``: reed switches under the base hollows and turn buttons, no
+    camera (no hands over the board, then)."""
     rules = rules_for(game, **OPTIONS.get(game, {}))
-    config = SimConfig(seed=seed, game=game, **(NOISY if noisy else {}))
+    noise = {k: v for k, v in NOISY.items() if k != "hands"} if occupancy else NOISY
+    config = SimConfig(seed=seed, game=game, occupancy=occupancy, **(noise if noisy else {}))
     sim = simulate_game(rules, random.Random(seed), config)
     truth = sim.truth
-    referee = Referee(rules, start=rules.parse_position(truth.start))
+    referee = Referee(rules, start=rules.parse_position(truth.start),
+                      coverage=BASE_HOLLOWS if occupancy else None)
     events = referee.begin(0.0)
-    for obs in sim.observations:
+    result = Outcome(games=1, observations=len(sim.observations), turns=len(truth.turns))
+    for obs in sim.stream():
         out = referee.observe(obs)
         for event in list(out):
             if event.type == "confirm-needed":
-                want = truth.positions[len(referee.turns)]
+                want = true_after(rules, truth, referee.position, len(referee.turns), obs.t)
+                if occupancy and told_by_base(rules, referee.position, rules.parse_position(want)):
+                    result.needless += 1
                 for turn, after in referee.candidates:
                     if rules.format_position(after) == want:
                         out += referee.command("confirm", obs.t, {"move": rules.format_turn(turn)})
                         break
         events += out
     events += referee.flush(sim.observations[-1].t)
-    result = Outcome(games=1, observations=len(sim.observations))
     got = [rules.format_position(p) for p in referee.positions]
     want = [truth.start, *truth.positions]
     result.exact = int(got == want)
@@ -72,9 +100,9 @@ def referee_game(game: str, seed: int, noisy: bool) -> Outcome:
     return result
 
 
-def run_games(args: tuple[str, range, bool]) -> Outcome:
-    game, seeds, noisy = args
+def run_games(args: tuple) -> Outcome:
+    game, seeds, noisy, *occupancy = args
     total = Outcome()
     for seed in seeds:
-        total.add(referee_game(game, seed, noisy))
+        total.add(referee_game(game, seed, noisy, *occupancy))
     return total

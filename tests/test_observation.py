@@ -4,7 +4,8 @@ import pytest
 
 from host.events import Event
 from host.games import rules_for
-from host.observation import Observation, ObservationError, check_cells, matches, parse_line, read_log, write_log
+from host.observation import (Observation, ObservationError, Press, check_cells, matches, parse_line, read_log,
+                              write_log)
 
 
 def test_round_trip_and_read_only_cells(tmp_path):
@@ -25,11 +26,23 @@ def test_round_trip_and_read_only_cells(tmp_path):
     ('{"t": 1, "cells": {"1a1": "LL", "1b1": "L"}}', "mixes"),
     ('{"t": 1, "cells": {"1a1": 3}}', "not a cell content"),
     ('{"t": 1, "cells": {}, "x": 1}', "unknown key 'x'"),
+    ('{"t": 1, "press": "reset"}', "unknown button 'reset'"),
+    ('{"t": 1, "press": "end-turn", "player": 2}', "'player' must be"),
+    ('{"t": 1, "press": "confirm", "cells": {}}', "unknown key 'cells' in a button press"),
+    ('{"press": "confirm"}', "'t' must be a finite number"),
 ])
 def test_malformed_lines_name_the_line(line, words):
     with pytest.raises(ObservationError) as info:
         parse_line(line, 7)
     assert str(info.value).startswith("line 7: ") and words in str(info.value)
+
+
+def test_button_presses_share_the_log(tmp_path):
+    path = tmp_path / "log.jsonl"
+    items = [Observation(1.0, {"1a1": "#"}), Press(1.05, "end-turn", "light"), Press(2.0, "confirm")]
+    write_log(path, items)
+    assert list(read_log(path)) == items
+    assert '"press":"end-turn","player":"light"' in path.read_text()
 
 
 def test_log_reader_reports_bad_lines_and_goes_on(tmp_path):

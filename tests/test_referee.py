@@ -8,7 +8,7 @@ import pytest
 
 from host.cli import main
 from host.games import pyramid, rules_for
-from host.observation import Observation, write_log
+from host.observation import Observation, Press, write_log
 from host.record import read_text, replay
 from host.referee import CommandError, Referee
 
@@ -247,6 +247,59 @@ def test_occupancy_only_placements_on_the_base_need_no_confirmation():
     assert [e.data["move"] for e in board.events if e.type == "move"] == ["1a1", "1d4", "1b2", "1c3"]
 
 
+def test_turn_buttons_close_invisible_turns_and_are_ignored_out_of_turn():
+    """Reed switches cannot see a ball put on level 2: the mover's turn button ends the turn
+    and the referee asks which placement it was. The other player's button, or the mover's
+    after the board already showed the turn, changes nothing."""
+    rules = rules_for("pylos")
+    before = rules.parse_position("LDLD,DLDL,LDLD,DLDL/...,...,.../..,../. L 7 7")
+    referee = Referee(rules, start=before, coverage=BASE)
+    board = Board(referee, reeds)
+    referee.begin(0.0)
+    cells = rules.cells(before)
+    board.show(cells)
+    board.show({**cells, "2b2": "L"})  # invisible
+    assert referee.observe(Press(5.0, "end-turn", "dark")) == []  # not Dark's turn
+    events = referee.observe(Press(5.1, "end-turn", "light"))
+    assert [e.type for e in events] == ["confirm-needed"]
+    assert len(events[0].data["candidates"]) == 9  # any of the nine places on level 2
+    assert referee.observe(Press(5.2, "end-turn", "light")) == []  # the question stands
+    events = referee.command("confirm", 6.0, {"move": "2b2"})
+    assert [e.data["move"] for e in events] == ["2b2"]
+    assert referee.observe(Press(6.1, "end-turn", "light")) == []  # already closed
+
+
+def test_confirm_button_takes_the_only_candidate_and_a_camera_turn_needs_no_button():
+    rules = rules_for("pylos")
+    referee = Referee(rules)
+    board = Board(referee, lambda cells: dict(cells))
+    referee.begin(0.0)
+    cells = rules.cells(rules.start())
+    board.show(cells)
+    events = board.show({**cells, "1a1": "L"})
+    assert [e.data["move"] for e in events] == ["1a1"]
+    assert referee.observe(Press(1.0, "end-turn", "light")) == []  # late: the turn was seen
+    assert referee.observe(Press(1.1, "end-turn")) == []  # nothing has happened in Dark's turn
+    assert referee.observe(Press(1.2, "confirm")) == []  # nothing to confirm
+
+
+def test_a_question_the_board_no_longer_fits_is_withdrawn():
+    rules = rules_for("pylos")
+    before = rules.parse_position("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
+    referee = Referee(rules, start=before, coverage=BASE)
+    board = Board(referee, reeds)
+    referee.begin(0.0)
+    cells = rules.cells(before)
+    board.show(cells)
+    board.show({**cells, "1a4": "."})
+    assert [e.type for e in referee.command("end-turn", 5.0)] == ["confirm-needed"]
+    # the ball goes back to 1a4 and Light places on 1b3 instead
+    events = board.show({**cells, "1b3": "L"})
+    assert [e.type for e in events] == ["confirm-withdrawn", "move"]
+    assert events[0].data["reason"] and events[1].data["move"] == "1b3"
+    assert referee.state()["status"] == "playing"
+
+
 def test_new_game_after_the_end():
     rules = rules_for("sparks")
     board, truth = play_game(rules, 3)
@@ -324,3 +377,26 @@ def test_referee_command_line(tmp_path, capsys):
     assert all(turn.ts for turn in record.turns)
     result = replay(record)
     assert result.ok and result.final == position and result.result == rules.outcome(position).result
+
+
+def test_referee_command_line_on_reed_switches_with_turn_buttons(tmp_path, capsys):
+    """An occupancy log with turn-button presses, refereed offline: every turn the reeds
+    cannot tell becomes a question in the events; the rest are moves."""
+    from host.sim import SimConfig, simulate_game
+    rules = rules_for("pylos")
+    sim = simulate_game(rules, random.Random(3), SimConfig(seed=3, game="pylos", occupancy=True))
+    assert sim.presses and len(sim.presses) == len(sim.truth.turns)
+    log = tmp_path / "reeds.jsonl"
+    write_log(log, sim.stream())
+    events_path = tmp_path / "events.jsonl"
+    assert main(["referee", "pylos", "--coverage", "base", "--observations", str(log),
+                 "--events", str(events_path)]) == 0
+    events = [json.loads(line) for line in events_path.read_text().splitlines()]
+    first = next(k for k, e in enumerate(events) if e["type"] == "confirm-needed")
+    moves = [e["move"] for e in events[:first] if e["type"] == "move"]
+    assert not any(e["type"] == "illegal" for e in events[:first])
+    # unanswered, the question holds the game up: every turn before it is right, and the true
+    # turn is among the candidates
+    assert moves == list(sim.truth.turns[:len(moves)]) and len(moves) >= 10
+    assert sim.truth.turns[len(moves)] in events[first]["candidates"]
+    assert main(["referee", "sparklies", "--coverage", "base", "--observations", str(log)]) == 2

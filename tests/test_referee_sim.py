@@ -13,9 +13,9 @@ from sim_referee import Outcome, run_games
 GAMES = int(os.environ.get("ARBITER_E2E_GAMES", "2000"))
 
 
-def referee_many(game: str, count: int, noisy: bool) -> Outcome:
+def referee_many(game: str, count: int, noisy: bool, occupancy: bool = False) -> Outcome:
     workers = max(1, min(2, os.cpu_count() or 1))
-    chunks = [(game, range(k, count, workers), noisy) for k in range(workers)]
+    chunks = [(game, range(k, count, workers), noisy, occupancy) for k in range(workers)]
     with multiprocessing.get_context("fork").Pool(workers) as pool:
         parts = pool.map(run_games, chunks)
     total = Outcome()
@@ -43,3 +43,17 @@ def test_clean_simulated_games_need_no_flags(game):
     result = referee_many(game, max(GAMES // 10, 20), noisy=False)
     assert result.failures == []
     assert result.false_flags == 0 and result.injected == 0
+
+
+def test_occupancy_only_pylos_is_recorded_or_asked():
+    """Reed switches under the base hollows and the players' turn buttons: a ball put on an
+    upper level is invisible, so the referee asks which turn it was (the test answers with
+    the true one, as the players would); everything the hollows show is decided alone."""
+    result = referee_many("pylos", max(GAMES // 4, 20), noisy=True, occupancy=True)
+    assert result.failures == [], f"{len(result.failures)} games differ, e.g. {result.failures[:5]}"
+    assert result.injected > 0 and result.flagged == result.injected
+    assert result.false_flags == 0
+    assert result.takebacks > 0 and 0.97 * result.takebacks <= result.takebacks_seen <= result.takebacks
+    # questions are needed (upper levels are invisible) but never where the base tells the turn
+    assert 0 < result.confirmations < result.turns
+    assert result.needless == 0

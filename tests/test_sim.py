@@ -253,6 +253,37 @@ def test_reed_switches_report_only_base_occupancy(game, seed):
     assert not any(f.hand for f in g.frames)
 
 
+@pytest.mark.parametrize("game,seed", [(g, s) for g, n in OCCUPANCY_COUNTS.items() for s in range(n)])
+def test_reed_switch_players_press_their_turn_button_after_each_turn(game, seed):
+    """One press per turn kept or taken back, by the player who moved, once the turn's last
+    board has been held long enough to count and before the board changes again."""
+    g = game_of(game, seed, True)
+    rules = g.rules
+    stream = list(g.stream())
+    assert [x.t for x in stream] == sorted(x.t for x in stream)
+    assert len(g.presses) >= len(g.truth.turns) and all(p.button == "end-turn" for p in g.presses)
+    if not g.truth.takebacks:  # (a turn taken back was pressed for too)
+        position = rules.parse_position(g.truth.start)
+        for press, text in zip(g.presses, g.truth.turns, strict=True):
+            assert press.player == rules.to_move(position)
+            position = rules.play(position, rules.parse_turn(position, text))
+    times = [o.t for o in g.observations]
+    for press in g.presses:
+        k = max(i for i, t in enumerate(times) if t < press.t)
+        run = 1
+        while k - run >= 0 and g.observations[k - run].cells == g.observations[k].cells:
+            run += 1
+        assert run >= 3, f"press at {press.t} after a board held {run} frames only"
+
+
+def test_presses_follow_the_buttons_setting():
+    rules = rules_for("pylos")
+    with_reeds = simulate_game(rules, random.Random(1), SimConfig(seed=1, occupancy=True, buttons=False))
+    assert with_reeds.presses == () and list(with_reeds.stream()) == list(with_reeds.observations)
+    camera = simulate_game(rules, random.Random(1), SimConfig(seed=1, buttons=True))
+    assert len(camera.presses) == len(camera.truth.turns)
+
+
 @pytest.mark.parametrize("seed", range(COUNTS["sparks"]))
 def test_sparks_boards_never_show_a_hanging_ball(seed):
     g = game_of("sparks", seed)

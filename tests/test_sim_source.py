@@ -27,6 +27,8 @@ def test_spec_with_every_kind_of_value():
     assert (cfg.seed, cfg.game, cfg.occupancy, cfg.illegal, cfg.hands, cfg.speed) == (7, "sparks", True, 0.05, 0.1, 5.0)
     assert (cfg.frames_per_state, cfg.fps, cfg.max_turns, cfg.takeback) == ((5, 9), 12.5, 40, 0.02)
     assert (cfg.flicker, cfg.pause, cfg.games) == (0.01, 1.5, 3)
+    assert cfg.presses and not parse_sim_spec("sim:occupancy=1,buttons=0").presses
+    assert parse_sim_spec("sim:buttons=yes").presses and not parse_sim_spec("sim:").presses
     sparklies = parse_sim_spec("sim:game=sparklies,variant=speed,size=5x4,dead=c2+d3,wrap=yes,pings=6,frames=6")
     assert (sparklies.size, sparklies.dead, sparklies.wrap, sparklies.max_pings) == ((5, 4), ("c2", "d3"), True, 6)
     assert sparklies.frames_per_state == (6, 6)
