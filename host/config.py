@@ -14,6 +14,17 @@ from typing import Any, Mapping
 
 from .games import GAMES
 
+#: the games played on each kind of board (a board's games must all be of one kind)
+BOARD_GAMES: dict[str, tuple[str, ...]] = {"pyramid": ("pylos", "sparks"), "grid": ("sparklies",)}
+#: the [rules] keys that apply to each game
+RULE_KEYS: dict[str, tuple[str, ...]] = {"pylos": ("reserve_rule",), "sparks": (),
+                                         "sparklies": ("size", "dead", "wrap")}
+
+
+def board_kind(game: str) -> str:
+    """``pyramid`` or ``grid``: the board a game is played on."""
+    return next(kind for kind, games in BOARD_GAMES.items() if game in games)
+
 
 class ConfigError(ValueError):
     """A configuration problem, naming the file and the key."""
@@ -21,7 +32,7 @@ class ConfigError(ValueError):
 
 #: section -> key -> (type, default). A section of None holds top-level keys.
 SCHEMA: dict[str | None, dict[str, tuple[type | tuple[type, ...], Any]]] = {
-    None: {"board_id": (str, "board-1"), "game": (str, None), "variant": (str, None)},
+    None: {"board_id": (str, "board-1"), "game": (str, None), "variant": (str, None), "games": (list, None)},
     "source": {"spec": (str, None), "speed": ((int, float), 1.0), "coverage": (str, "all")},
     "rules": {"reserve_rule": (str, None), "size": (str, "9x9"), "dead": (list, []), "wrap": (bool, False)},
     "mqtt": {"url": (str, None), "embedded_port": (int, 1883), "username": (str, None), "password": (str, None),
@@ -39,6 +50,8 @@ class Config:
     board_id: str = "board-1"
     game: str | None = None
     variant: str | None = None
+    #: the games this board may switch between (None: every game of its board)
+    games: tuple[str, ...] | None = None
     source: Mapping[str, Any] = field(default_factory=dict)
     rules: Mapping[str, Any] = field(default_factory=dict)
     mqtt: Mapping[str, Any] = field(default_factory=dict)
@@ -46,14 +59,36 @@ class Config:
     stability: Mapping[str, Any] = field(default_factory=dict)
     players: Mapping[str, str] = field(default_factory=dict)
 
-    def rule_options(self) -> dict[str, Any]:
-        """Keyword options for :func:`host.games.rules_for`."""
-        if self.game == "pylos":
-            return {"reserve_rule": self.rules["reserve_rule"]} if self.rules.get("reserve_rule") else {}
-        if self.game == "sparklies":
-            width, height = parse_size(self.rules["size"], "rules.size")
-            return {"width": width, "height": height, "dead": list(self.rules["dead"]), "wrap": self.rules["wrap"]}
-        return {}
+    def rule_options(self, game: str | None = None) -> dict[str, Any]:
+        """Keyword options for :func:`host.games.rules_for` from [rules], for ``game``
+        (default: the configured game)."""
+        return rule_options(game or self.game, self.rules)
+
+    def board_games(self, game: str) -> tuple[str, ...]:
+        """The games the board that ``game`` is started on may switch between: ``games``,
+        or every game of that board; ConfigError when ``games`` leaves ``game`` out."""
+        allowed = self.games if self.games is not None else BOARD_GAMES[board_kind(game)]
+        if game not in allowed:
+            raise ConfigError(f"games: {', '.join(allowed)} does not include {game}, the game the daemon "
+                              "starts with (--game or game)")
+        return tuple(allowed)
+
+
+def rule_options(game: str | None, rules: Mapping[str, Any], where: str = "rules") -> dict[str, Any]:
+    """Engine options for ``game`` from [rules]-style values (``size = "9x9"`` becomes width
+    and height); keys that are not the game's are left out."""
+    if game == "pylos":
+        return {"reserve_rule": rules["reserve_rule"]} if rules.get("reserve_rule") else {}
+    if game == "sparklies":
+        out: dict[str, Any] = {}
+        if rules.get("size") is not None:
+            out["width"], out["height"] = parse_size(rules["size"], f"{where}.size")
+        if rules.get("dead") is not None:
+            out["dead"] = list(rules["dead"])
+        if rules.get("wrap") is not None:
+            out["wrap"] = rules["wrap"]
+        return out
+    return {}
 
 
 def parse_size(text: str, where: str) -> tuple[int, int]:
@@ -104,9 +139,13 @@ def from_mapping(data: Mapping[str, Any], origin: str = "configuration") -> Conf
     for section, keys in SCHEMA.items():
         if section is not None and section not in out:
             out[section] = {k: d for k, (_, d) in keys.items()}
+    if out.get("games") is not None:
+        out["games"] = _games(origin, out["games"])
     config = Config(**out)
     if config.game is not None and config.game not in GAMES:
         raise ConfigError(f"{origin}: game: {config.game!r} is not one of {', '.join(GAMES)}")
+    if config.game is not None and config.games is not None and config.game not in config.games:
+        raise ConfigError(f"{origin}: games: {', '.join(config.games)} does not include game {config.game!r}")
     if config.stability["frames"] < 1 or config.stability["seconds"] < 0:
         raise ConfigError(f"{origin}: stability: frames must be at least 1 and seconds not negative")
     if config.source["coverage"] not in ("all", "base"):
@@ -114,6 +153,21 @@ def from_mapping(data: Mapping[str, Any], origin: str = "configuration") -> Conf
     if config.mqtt["url"] is not None and not config.mqtt["url"].startswith(("mqtt://", "mqtts://")):
         raise ConfigError(f"{origin}: mqtt.url: expected mqtt://host:port or mqtts://host:port")
     return config
+
+
+def _games(origin: str, value: list[Any]) -> tuple[str, ...]:
+    """The ``games`` list: known games, all played on one kind of board."""
+    if not value:
+        raise ConfigError(f"{origin}: games: the list is empty (leave it out for every game of the board)")
+    for name in value:
+        if name not in GAMES:
+            raise ConfigError(f"{origin}: games: {name!r} is not one of {', '.join(GAMES)}")
+    kinds = {board_kind(name): name for name in value}
+    if len(kinds) > 1:
+        (a, one), (b, other) = sorted(kinds.items(), reverse=True)
+        raise ConfigError(f"{origin}: games: {one} and {other} are not played on the same board "
+                          f"(a {a} and a {b}); list the games of one board")
+    return tuple(dict.fromkeys(value))
 
 
 def load(path: str | Path | None) -> Config:

@@ -15,13 +15,14 @@ import sys
 import threading
 from typing import Any, Callable, TextIO
 
-from .config import Config
+from .board_games import StartWatch, configured_rules, describe_board, rules_with, same_rules, unplayable
+from .config import Config, ConfigError, board_kind
 from .events import Event
-from .games import Rules, RulesError, rules_for
-from .observation import Observation, ObservationError, check_cells
+from .games import Rules, RulesError, rules_for, rules_from_tags
+from .observation import Observation, ObservationError, Press, check_cells
 from .record import Record, replay
 from .recorder import Recorder, RecorderError
-from .referee import CommandError, Referee, Stability
+from .referee import FINISHED, PLAYING, CommandError, Referee, Stability
 from .sources import Source
 
 log = logging.getLogger("arbiter")
@@ -29,17 +30,29 @@ _END = object()
 
 
 class Daemon:
-    """One board: a source, a referee, the recorder and (unless disabled) the MQTT link."""
+    """One board: a source, a referee, the recorder and (unless disabled) the MQTT link.
+
+    The board may referee several games in turn (Pylos and Sparks on one pyramid):
+    ``rules`` is the game it starts with; ``self.rules`` and ``self.referee`` are always
+    those of the current game, replaced together when the board switches (host/board_games.py).
+    """
 
     def __init__(self, config: Config, rules: Rules, source: Source, *, recorder: Recorder,
                  link: Any | None = None, status_out: TextIO | None = None,
                  clock_now: Callable[[], Any] | None = None):
-        self.config, self.rules, self.source = config, rules, source
+        self.config, self.source = config, source
         self.recorder, self.link = recorder, link
         self.status_out = status_out
-        kwargs = {"now": clock_now} if clock_now else {}
-        self.referee = Referee(rules, stability=Stability(config.stability["frames"], config.stability["seconds"]),
-                               coverage=source.coverage, players=config.players, **kwargs)
+        self._referee_kwargs: dict[str, Any] = {"now": clock_now} if clock_now else {}
+        self._stability = Stability(config.stability["frames"], config.stability["seconds"])
+        #: the rules each game of the board is played with next (the last used, at first the configured)
+        self.board_rules = configured_rules(config, rules)
+        #: player names by colour, for every game of the board (a switch keeps the other game's)
+        self.players: dict[str, str] = dict(config.players)
+        self.rules = rules
+        self.referee = self._new_referee(rules)
+        self._watch = self._new_watch()
+        self._by_command = False  # the current game was started by a new-game command
         self.game_id: int | None = None
         self.stop_requested = threading.Event()
         self._items: queue.Queue = queue.Queue(maxsize=1000)
@@ -47,12 +60,61 @@ class Daemon:
         self._last_t = 0.0
         self._resume_t: float | None = None  # skip source time the recorded game already covers
 
+    # -- the current game ------------------------------------------------------------------
+    def _new_referee(self, rules: Rules) -> Referee:
+        players = {colour: name for colour, name in self.players.items() if colour in rules.players}
+        return Referee(rules, stability=self._stability, coverage=self.source.coverage, players=players,
+                       **self._referee_kwargs)
+
+    def _new_watch(self) -> StartWatch:
+        others = [r for game, r in self.board_rules.items() if game != self.rules.game]
+        return StartWatch(others, frames=self._stability.frames, seconds=self._stability.seconds,
+                          coverage=self.source.coverage)
+
+    def _switch(self, rules: Rules) -> None:
+        """Referee ``rules`` from now on with a fresh referee; the game in progress is left
+        to the recorder, which marks it abandoned when the next game starts."""
+        log.info("board %s switches from %s %s to %s %s", self.config.board_id, self.rules.game,
+                 self.rules.variant, rules.game, rules.variant)
+        self.rules = self.board_rules[rules.game] = rules
+        self.referee = self._new_referee(rules)
+        self._watch = self._new_watch()
+
+    def _may_switch(self) -> bool:
+        """Whether the board may follow another game's start position: after a finished
+        game, or before the first turn of a game the daemon started by itself (a game chosen
+        by command stays: its board passes through the other game's start while set up)."""
+        referee = self.referee
+        if referee.position is None:
+            return False
+        return referee.status == FINISHED or (not referee.turns and not self._by_command)
+
+    def _new_game_rules(self, command: Any) -> Rules | None:
+        """The rules a new-game command asks for (None: the current ones again); CommandError
+        saying why when they cannot be played on this board."""
+        game = command.game or self.rules.game
+        if board_kind(game) != board_kind(self.rules.game):
+            raise CommandError(f"{game} needs a {board_kind(game)} board; this board is {describe_board(self.rules)}")
+        if game not in self.board_rules:
+            raise CommandError(f"{game} is not played on this board (the configuration's games: "
+                               f"{', '.join(self.board_rules)})")
+        try:
+            rules = rules_with(self.board_rules[game], command.variant, dict(command.rules))
+        except (ConfigError, RulesError) as exc:
+            raise CommandError(str(exc)) from None
+        reason = unplayable(rules, self.rules)
+        if reason is not None:
+            raise CommandError(reason)
+        return None if same_rules(rules, self.rules) else rules
+
     # -- start-up ------------------------------------------------------------------------
     def resume_or_begin(self) -> None:
         """Resume the board's unfinished game; after a finished one, wait for the board to
-        show a new start (as after any game); else begin a new game."""
+        show a new start (as after any game); else begin a new game. The recorded game sets
+        the game kind when it is one of the board's games, whatever the daemon started with:
+        the board was switched to it and still shows it."""
         state = self.recorder.in_progress(self.config.board_id)
-        if state is not None and self._same_kind(state.tags):
+        if state is not None and self._adopt(state.id, state.tags):
             self._resume(state.id, state.record(), state.players)
             log.info("resuming game %s (%s) at turn %d; checking the board against it", state.id,
                      self.rules.game, len(self.referee.turns))
@@ -66,16 +128,27 @@ class Daemon:
                 self.handle(self.referee.begin(0.0))
         self.publish_state()
 
-    def _same_kind(self, tags: Any) -> bool:
-        """Whether a recorded game was played under these rules (game, variant, board options)."""
-        return tags.get("Game") == self.rules.game and all(tags.get(k) == v for k, v in self.rules.tags().items())
+    def _adopt(self, game_id: int, tags: Any) -> bool:
+        """Take on the rules of a recorded game of this board, when the board can play it."""
+        try:
+            rules = rules_from_tags(tags)
+        except RulesError as exc:
+            log.warning("game %s: its tags name no valid rules (%s); not resumed", game_id, exc)
+            return False
+        if rules.game not in self.board_rules or unplayable(rules, self.rules) is not None:
+            log.warning("game %s is %s %s, not a game of this board (%s); not resumed", game_id, rules.game,
+                        rules.variant, ", ".join(self.board_rules))
+            return False
+        if not same_rules(rules, self.rules):
+            self._switch(rules)
+        return True
 
     def _last_finished(self) -> Any | None:
         games = [g for g in self.recorder.list_games() if g.board == self.config.board_id]
         if not games or games[-1].status != "finished":
             return None
         detail = self.recorder.get_game(games[-1].id)
-        return detail if self._same_kind(detail.tags) else None
+        return detail if self._adopt(detail.id, detail.tags) else None
 
     def _resume(self, game_id: int, record: Record, players: Any) -> None:
         result = replay(record)
@@ -85,6 +158,7 @@ class Daemon:
         self.referee.resume(result.positions[0], list(result.turns))
         if players:
             self.referee.players.update(players)
+            self.players.update(players)
         self.game_id = game_id
         recorded = self.recorder.events(game_id)
         if recorded:
@@ -117,7 +191,7 @@ class Daemon:
                 break
             if isinstance(item, ObservationError):
                 log.warning("%s: %s (skipped)", self.source.name, item)
-            elif isinstance(item, Observation):
+            elif isinstance(item, (Observation, Press)):
                 self.observe(item)
             self.take_commands()
             if self.link is not None:
@@ -125,14 +199,41 @@ class Daemon:
         self.publish_state()
         return 0
 
-    def observe(self, obs: Observation) -> None:
+    def observe(self, obs: Observation | Press) -> None:
+        """One observation or button press. A steady start position of another game of the
+        board switches to that game when a switch is allowed (:meth:`_may_switch`)."""
         self._last_t = obs.t
+        if isinstance(obs, Press):
+            self.handle(self.referee.observe(obs))
+            return
+        start = self._watch.feed(obs)
+        if start is not None and self.referee.status == PLAYING:
+            # the players have moved on to another game: a turn that was complete but could
+            # have gone on (a second take-back not made) is over, as at the end of a log
+            self.handle(self.referee.flush(obs.t))
+        if start is None or not self._may_switch():
+            self._judge(obs)  # which may end the game: an unanswered last turn, the board cleared
+            if start is None or not self._may_switch():
+                return
+        self._switch(start)
+        self._by_command = False
+        self.handle(self.referee.begin(obs.t))
+
+    def _judge(self, obs: Observation) -> None:
+        """The observation to the current referee, unless it is not a board of this game."""
         try:
             check_cells(self.rules, obs, self.referee.names)
         except ObservationError as exc:
-            log.warning("%s: observation at t=%s: %s (skipped)", self.source.name, obs.t, exc)
+            other = self._watch.fits(obs)
+            if other is not None:  # another game being set up (or the old one cleared away)
+                log.debug("%s: observation at t=%s shows %s pieces (skipped)", self.source.name, obs.t, other.game)
+            else:
+                log.warning("%s: observation at t=%s: %s (skipped)", self.source.name, obs.t, exc)
             return
-        self.handle(self.referee.observe(obs))
+        events = self.referee.observe(obs)
+        if any(e.type == "new-game" for e in events):
+            self._by_command = False
+        self.handle(events)
 
     def take_commands(self) -> None:
         if self.link is None:
@@ -153,17 +254,20 @@ class Daemon:
             args["move"] = command.move
         elif name == "set-players":
             args["players"] = dict(command.players)
-        elif name == "new-game" and command.game not in (None, self.rules.game):
-            self.link.reply(command, False, f"this daemon referees {self.rules.game}; start it with --game "
-                                            f"{command.game} to referee that")
-            return
         try:
+            if name == "new-game":
+                rules = self._new_game_rules(command)
+                if rules is not None:
+                    self._switch(rules)
+                self._by_command = True
             events = self.referee.command(name, self._last_t, args)
         except (CommandError, RulesError) as exc:
             self.link.reply(command, False, str(exc))
             return
-        if name == "set-players" and self.game_id is not None:
-            self.recorder.set_players(self.game_id, dict(command.players))
+        if name == "set-players":
+            self.players.update(command.players)
+            if self.game_id is not None:
+                self.recorder.set_players(self.game_id, dict(command.players))
         self.handle(events)
         self.publish_state()
         self.link.reply(command, True)
@@ -209,6 +313,7 @@ def _summary(event: Event) -> str:
             "restored": lambda: "board back to a legal position",
             "takeback": lambda: f"undone {' '.join(d['undone'])}",
             "confirm-needed": lambda: f"{d['question']} {' / '.join(d['candidates'])}",
+            "confirm-withdrawn": lambda: d["reason"],
             "game-over": lambda: f"{d['result']}: {d['reason']}",
             "new-game": lambda: f"{d['game']} {d['variant']}"}[event.type]()
 
@@ -224,11 +329,13 @@ def install_signal_handlers(daemon: Daemon) -> None:
 
 
 def build_rules(config: Config, game: str | None, variant: str | None) -> Rules:
+    """The rules the daemon starts with: ``--game``/``--variant`` over the configuration's
+    (its ``variant`` only for its own game), with the game's [rules] options."""
     name = game or config.game
     if name is None:
         raise RulesError("no game: give --game or set game in the configuration")
-    return rules_for(name, variant or config.variant, **(config.rule_options() if name == config.game or
-                                                         config.game is None else {}))
+    own = config.game is None or name == config.game
+    return rules_for(name, variant or (config.variant if own else None), **config.rule_options(name))
 
 
 def setup_logging(verbose: bool) -> None:

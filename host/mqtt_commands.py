@@ -27,11 +27,13 @@ MAX_PAYLOAD = 16 * 1024
 MAX_NAME = 64
 #: the longest turn text a confirm command may carry (Sparklies chains are long)
 MAX_MOVE = 512
+#: the most squares a list in a command's rules may name (a 26x26 Sparklies board)
+MAX_SQUARES = 26 * 26
 
 _COMMON = ("cmd", "token", "id")
 #: each command's own fields, besides cmd, token and id
 _FIELDS: dict[str, tuple[str, ...]] = {
-    NEW_GAME: ("game", "variant"),
+    NEW_GAME: ("game", "variant", "rules"),
     TAKEBACK: ("turns",),
     CONFIRM: ("move",),
     END_TURN: (),
@@ -61,12 +63,15 @@ class Command:
     move: str | None = None
     turns: int = 1
     players: Mapping[str, str] = field(default_factory=dict)
+    #: new-game: rule options as in the configuration's [rules] (``size``, ``dead``, ``wrap``, ``reserve_rule``)
+    rules: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.cmd not in COMMANDS:
             raise ValueError(f"unknown command {self.cmd!r}")
-        if not isinstance(self.players, MappingProxyType):
-            object.__setattr__(self, "players", MappingProxyType(dict(self.players)))
+        for name in ("players", "rules"):
+            if not isinstance(getattr(self, name), MappingProxyType):
+                object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +152,8 @@ def _command(data: dict[str, Any], ident: str | int | None) -> Command:
         args["turns"] = turns
     if cmd == SET_PLAYERS:
         args["players"] = _players(data.get("players"))
+    if "rules" in data:
+        args["rules"] = _rules(cmd, data["rules"])
     if "game" in args:
         from .games import GAMES
         if args["game"].lower() not in GAMES:
@@ -176,6 +183,32 @@ def _players(value: Any) -> dict[str, str]:
             raise CommandError(f"set-players: unknown side {side!r} (one of: {', '.join(PLAYER_NAMES)})")
         players[side] = _name("set-players", f"players.{side}", name)
     return players
+
+
+def _rules(cmd: str, value: Any) -> dict[str, Any]:
+    """Rule options by their configuration names and types; whether they suit the game is
+    the daemon's decision."""
+    from .config import SCHEMA
+    keys = SCHEMA["rules"]
+    if not isinstance(value, dict):
+        raise CommandError(f"{cmd}: \"rules\" must be an object, not {_json_type(value)}")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in keys:
+            raise CommandError(f"{cmd}: unknown rule {key!r} (one of: {', '.join(keys)})")
+        kind = keys[key][0]
+        where = f"rules.{key}"
+        if kind is bool:
+            if not isinstance(item, bool):
+                raise CommandError(f"{cmd}: \"{where}\" must be true or false, not {_json_type(item)}")
+            out[key] = item
+        elif kind is list:
+            if not isinstance(item, list) or len(item) > MAX_SQUARES:
+                raise CommandError(f"{cmd}: \"{where}\" must be a list of at most {MAX_SQUARES} square names")
+            out[key] = tuple(_name(cmd, where, v) for v in item)
+        else:
+            out[key] = _name(cmd, where, item)
+    return out
 
 
 def _json_type(value: Any) -> str:

@@ -251,6 +251,8 @@ class Referee:
                 # moved on (cleared the board): the game is over
                 events += self._commit(t, *self.candidates[0], unconfirmed=True)
                 return events + self._after_game(t, seen)
+            elif any(self._played_on(after, seen) for _, after in self.candidates):
+                return []  # the players played on without answering: the question stands
             else:  # none of them: the players went another way (put it back, took back)
                 self.status, self.candidates = PLAYING, []
                 events.append(Event(ev.CONFIRM_WITHDRAWN, t, {
@@ -292,7 +294,7 @@ class Referee:
         if ending and self.status == PLAYING:  # the game was over: the players clear the board
             events += self._close(t, None, among=ending)
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
-        return self._illegal(t, graph.closest(seen)[1])
+        return events + self._illegal(t, graph.closest(seen)[1])
 
     def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> tuple[list[tuple[Any, Any]], bool]:
         """Whole turns of this graph after which the board shows the next turn under way.
@@ -333,6 +335,16 @@ class Referee:
             if any(explains(after2, seen) for _, after2 in middle.complete([k for k in unseen if middle.done[k]])):
                 out.append((turn, after))
         return out, False
+
+    def _played_on(self, after: Any, seen: dict[str, str]) -> bool:
+        """Whether, after a candidate of an unanswered question, one more whole turn and
+        the first steps of the next explain the board: the players went on without
+        answering (the answer then lets the referee catch up)."""
+        if self.rules.outcome(after) is not None:
+            return False
+        graph = self._graph(after)
+        return any(self.rules.outcome(nxt) is None and reaches(self.rules, nxt, seen, NEXT_STEPS)
+                   for _, nxt in graph.complete(k for k in range(len(graph.states)) if graph.done[k]))
 
     def _earlier_position(self, seen: dict[str, str]) -> int | None:
         """The most recent earlier position the board shows again: a takeback."""

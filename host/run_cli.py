@@ -10,6 +10,7 @@ from .games import RulesError
 
 
 def run_daemon(args: Any) -> int:
+    from .board_games import configured_rules
     from .daemon import Daemon, build_rules, install_signal_handlers, setup_logging
     from .recorder import Recorder, RecorderError
     from .sources import SourceError, open_source
@@ -20,6 +21,7 @@ def run_daemon(args: Any) -> int:
         if args.board_id:
             config = type(config)(**{**config.__dict__, "board_id": args.board_id})
         rules = build_rules(config, args.game, args.variant)
+        configured_rules(config, rules)  # checks games and the other games' configuration before anything opens
         spec = args.source or config.source["spec"]
         if not spec:
             raise ConfigError("no source: give --source (replay:FILE or sim:) or set source.spec")

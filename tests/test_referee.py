@@ -400,3 +400,32 @@ def test_referee_command_line_on_reed_switches_with_turn_buttons(tmp_path, capsy
     assert moves == list(sim.truth.turns[:len(moves)]) and len(moves) >= 10
     assert sim.truth.turns[len(moves)] in events[first]["candidates"]
     assert main(["referee", "sparklies", "--coverage", "base", "--observations", str(log)]) == 2
+
+
+def test_players_who_play_on_without_answering_are_followed_one_turn():
+    """A question left unanswered while the next player takes a whole turn and starts the
+    one after: no flag; the late answer lets the referee catch up with both turns."""
+    from host.sim import SimConfig, simulate_game
+    rules = rules_for("sparks")
+    sim = simulate_game(rules, random.Random(16), SimConfig(seed=16))
+    referee = Referee(rules)
+    events = referee.begin(0.0)
+    asked_at = None
+    stream = iter(sim.observations)
+    for obs in stream:
+        if asked_at is not None and obs.t > sim.truth.turn_times[asked_at + 2] - 0.8:
+            break  # the turn after next is under way, not finished
+        out = referee.observe(obs)
+        events += out
+        if asked_at is None and any(e.type == "confirm-needed" for e in out):
+            asked_at = len(referee.turns)
+    assert asked_at is not None and "illegal" not in [e.type for e in events]
+    assert referee.state()["status"] == "awaiting-confirmation"
+    want = sim.truth.positions[asked_at]
+    turn = next(turn for turn, after in referee.candidates if rules.format_position(after) == want)
+    out = referee.command("confirm", obs.t, {"move": rules.format_turn(turn)})
+    for obs in stream:
+        out += referee.observe(obs)
+        if obs.t > sim.truth.turn_times[asked_at + 2] - 0.3:
+            break
+    assert [e.data["move"] for e in out if e.type == "move"] == list(sim.truth.turns[asked_at:asked_at + 2])
