@@ -105,6 +105,7 @@ class Referee:
         self.pending_cells: dict[str, str] | None = None  # Sparklies: the board of the turn in progress
         self.result: str = "*"
         self.buttons = False  # the board has turn buttons (one has been pressed)
+        self._pressed_on = False  # the next player pressed their button during a question
         self._graphs: dict[Any, TurnGraph] = {}
 
     # -- public ------------------------------------------------------------------------
@@ -152,10 +153,13 @@ class Referee:
         if self.position is None or self.status in (FINISHED, FLAGGED):
             return []
         if press.button == "end-turn":
-            if press.player is not None and press.player != self.rules.to_move(self.position):
+            if self.status != AWAITING and press.player is not None and press.player != self.rules.to_move(self.position):
                 return []
             if self.status == AWAITING:
-                return []  # the question stands: the players answer it, not the clock
+                # the question stands: the players answer it, not the clock; but the next
+                # player ending a turn says the players have played on
+                self._pressed_on = self._pressed_on or press.player != self.rules.to_move(self.position)
+                return []
         try:
             return self.command("end-turn" if press.button == "end-turn" else "confirm", press.t)
         except (CommandError, RulesError):
@@ -251,7 +255,8 @@ class Referee:
                 # moved on (cleared the board): the game is over
                 events += self._commit(t, *self.candidates[0], unconfirmed=True)
                 return events + self._after_game(t, seen)
-            elif any(self._played_on(after, seen) for _, after in self.candidates):
+            elif ((not self.buttons or self._pressed_on)
+                  and any(self._played_on(after, seen) for _, after in self.candidates)):
                 return []  # the players played on without answering: the question stands
             else:  # none of them: the players went another way (put it back, took back)
                 self.status, self.candidates = PLAYING, []
@@ -539,7 +544,7 @@ class Referee:
 
     def _ask(self, t: float, options: list[tuple[Any, Any]]) -> list[Event]:
         self.candidates = options
-        self.status = AWAITING
+        self.status, self._pressed_on = AWAITING, False
         texts = [self.rules.format_turn(turn) for turn, _ in options]
         return [Event(ev.CONFIRM_NEEDED, t, {"question": "Several turns fit the board: which one was played?",
                                              "candidates": texts})]

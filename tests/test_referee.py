@@ -292,8 +292,9 @@ def test_a_question_the_board_no_longer_fits_is_withdrawn():
     cells = rules.cells(before)
     board.show(cells)
     board.show({**cells, "1a4": "."})
-    assert [e.type for e in referee.command("end-turn", 5.0)] == ["confirm-needed"]
-    # the ball goes back to 1a4 and Light places on 1b3 instead
+    assert [e.type for e in referee.observe(Press(5.0, "end-turn", "light"))] == ["confirm-needed"]
+    # the ball goes back to 1a4 and Light places on 1b3 instead; Dark pressed nothing, so
+    # this is not Dark having played on 1a4
     events = board.show({**cells, "1b3": "L"})
     assert [e.type for e in events] == ["confirm-withdrawn", "move"]
     assert events[0].data["reason"] and events[1].data["move"] == "1b3"
