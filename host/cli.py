@@ -15,6 +15,7 @@ from . import __version__
 from .games import GAMES, Rules, RulesError, rules_for
 from .record import RecordError, read_any, replay
 from .referee_cli import add_referee_parser
+from .vision_cli import add_vision_parsers
 from .run_cli import add_run_parser
 
 
@@ -275,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     from .games_cli import add_games_parser
     add_games_parser(sub)
+    add_vision_parsers(sub)
     return parser
 
 
