@@ -14,6 +14,7 @@ from typing import Any, Iterable, Mapping
 
 from .games import Rules, TurnInProgress
 from .games.base import walk_turn
+from .games.turn_bounds import steps_bound
 from .games import pyramid
 from .observation import EMPTY, OCCUPIED, UNKNOWN, Observation, matches
 
@@ -63,11 +64,20 @@ class TurnGraph:
         self.cells: list[dict[str, str]] = [s.cells() for s in self.states]
         self.terminal: list[bool] = [not c for c in self.children]
         self.done: list[bool] = [bool(s.complete_turns()) for s in self.states]
+        self._after: dict[int, list[tuple[Any, Any]]] = {}
 
     def ends_game(self, k: int) -> bool:
         """Whether state ``k`` completes a turn that ends the game."""
-        return any(self.rules.outcome(self.rules.play(self.position, turn)) is not None
-                   for turn in self.states[k].complete_turns())
+        return any(self.rules.outcome(after) is not None for _, after in self._turns(k))
+
+    def _turns(self, k: int) -> list[tuple[Any, Any]]:
+        """(turn, position after) for the whole turns state ``k`` completes, worked out once
+        (the referee asks for them at many boards of the turn)."""
+        found = self._after.get(k)
+        if found is None:
+            found = self._after[k] = [(turn, self.rules.play(self.position, turn))
+                                      for turn in self.states[k].complete_turns()]
+        return found
 
     def descendants(self, starts: Iterable[int]) -> list[int]:
         """The given states and every state reachable from them, in index order."""
@@ -96,24 +106,31 @@ class TurnGraph:
         return out
 
     def closest(self, seen: Mapping[str, str]) -> tuple[int, list[CellDiff]]:
-        """The state that differs from the seen cells in the fewest cells, and those cells."""
-        best: tuple[int, list[CellDiff]] | None = None
+        """The state that differs from the seen cells in the fewest cells (the first such),
+        and those cells."""
+        items = list(seen.items())
+        best, fewest = 0, len(items) + 1
         for k, cells in enumerate(self.cells):
-            diff = [CellDiff(n, cells[n], v) for n, v in seen.items() if not matches(v, cells[n])]
-            if best is None or len(diff) < len(best[1]):
-                best = (k, diff)
-                if not diff:
+            count = 0
+            for name, value in items:
+                actual = cells[name]
+                if value != actual and not matches(value, actual):
+                    count += 1
+                    if count >= fewest:
+                        break  # no better than the best so far
+            else:
+                best, fewest = k, count
+                if not count:
                     break
-        assert best is not None
-        return best
+        cells = self.cells[best]
+        return best, [CellDiff(n, cells[n], v) for n, v in items if not matches(v, cells[n])]
 
     def complete(self, indices: Iterable[int]) -> list[tuple[Any, Any]]:
         """(turn, position after) for every whole turn the given states complete, one per
         distinct position after."""
         out: dict[Any, Any] = {}
         for k in indices:
-            for turn in self.states[k].complete_turns():
-                after = self.rules.play(self.position, turn)
+            for turn, after in self._turns(k):
                 out.setdefault(after, turn)
         return [(turn, after) for after, turn in out.items()]
 
@@ -122,7 +139,48 @@ def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int
     """Whether some physical state of the turn from ``position``, at most ``max_steps``
     steps in, shows the seen cells: the question :class:`TurnGraph` answers, but stopping at
     the first match instead of listing every state (it is asked of many positions when a
-    turn may have ended unseen)."""
+    turn may have ended unseen, and mostly answered no).
+
+    The same walk as :func:`reaches_by_walk`, pruned: a state is neither compared nor
+    followed when :func:`~host.games.turn_bounds.steps_bound` shows that no state after it
+    within the steps left can show the cells. The answer is the same."""
+    bound = steps_bound(rules.game, seen, position)
+    if bound is None:
+        return reaches_by_walk(rules, position, seen, max_steps)
+    limit = float("inf") if max_steps is None else max_steps
+    root = rules.begin_turn(position)
+    need = bound(root)
+    if need is None or need > max(limit, 0):
+        return False
+    if need == 0:
+        return True
+    # walk_turn's depth-first order; a state's depth is the number of its steps whatever
+    # the path, so a pruned state is pruned on every path to it
+    done = {root.key()}
+    todo = [(root, 0)]
+    while todo:
+        state, depth = todo.pop()
+        if depth >= limit:
+            continue
+        depth += 1
+        for step in state.next_steps():
+            nxt = state.apply(step)
+            key = nxt.key()
+            if key in done:
+                continue
+            done.add(key)
+            need = bound(nxt)
+            if need is None or depth + need > limit:
+                continue
+            if need == 0:
+                return True
+            todo.append((nxt, depth))
+    return False
+
+
+def reaches_by_walk(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
+    """:func:`reaches` by comparing every state of the walk (the reference it is tested
+    against, and the answer for games without a bound)."""
     items = list(seen.items())
     for state, _ in walk_turn(rules.begin_turn(position), max_steps):
         cells = state.cells()
@@ -146,17 +204,17 @@ def pyramid_excused(seen: Mapping[str, str], name: str) -> bool:
 def occluded_cells(rules: Rules, obs: Observation, coverage: frozenset[str]) -> list[str]:
     """Covered cells that are unknown for no good reason: a hand, glare, a misread."""
     out = []
-    for name in coverage:
+    for name in sorted(coverage):
         value = obs.cells.get(name, UNKNOWN * (2 if rules.game == "sparklies" else 1))
         if UNKNOWN in value and not (rules.game != "sparklies" and pyramid_excused(obs.cells, name)):
             out.append(name)
-    return sorted(out)
+    return out
 
 
 def seen_cells(rules: Rules, obs: Observation, coverage: frozenset[str]) -> dict[str, str]:
     """The covered cells with their seen contents (unknown ones left out)."""
     out = {}
-    for name in coverage:
+    for name in sorted(coverage):  # a fixed order: events name cells the same way every run
         value = obs.cells.get(name)
         if value is not None and value != UNKNOWN and value != "??":
             out[name] = value
