@@ -23,6 +23,7 @@ from .observation import Observation, ObservationError, Press, check_cells
 from .record import Record, replay
 from .recorder import Recorder, RecorderError
 from .referee import FINISHED, PLAYING, CommandError, Referee, Stability
+from .referee_match import CellDiff
 from .sources import Source
 
 log = logging.getLogger("arbiter")
@@ -115,7 +116,7 @@ class Daemon:
         the board was switched to it and still shows it."""
         state = self.recorder.in_progress(self.config.board_id)
         if state is not None and self._adopt(state.id, state.tags):
-            self._resume(state.id, state.record(), state.players)
+            self._resume(state.id, state.record(), state.players, state.flagged)
             log.info("resuming game %s (%s) at turn %d; checking the board against it", state.id,
                      self.rules.game, len(self.referee.turns))
         else:
@@ -150,12 +151,15 @@ class Daemon:
         detail = self.recorder.get_game(games[-1].id)
         return detail if self._adopt(detail.id, detail.tags) else None
 
-    def _resume(self, game_id: int, record: Record, players: Any) -> None:
+    def _resume(self, game_id: int, record: Record, players: Any, flagged: Any = None) -> None:
         result = replay(record)
         if not result.ok:
             raise RulesError(f"game {game_id} in the database does not replay: turn {result.error.turn} "
                              f"({result.error.move}): {result.error.reason}")
-        self.referee.resume(result.positions[0], list(result.turns))
+        # an illegal-move episode left open: still flagged (docs/recording.md), so that putting
+        # the board right closes it
+        flag = None if flagged is None else [CellDiff(c["cell"], c["expected"], c["seen"]) for c in flagged.cells]
+        self.referee.resume(result.positions[0], list(result.turns), flag)
         if players:
             self.referee.players.update(players)
             self.players.update(players)
@@ -274,20 +278,33 @@ class Daemon:
 
     # -- events to the sinks ---------------------------------------------------------------
     def handle(self, events: list[Event]) -> None:
-        for event in events:
-            log.info("%s %s", event.type, _summary(event))
-            try:
-                if event.type == "new-game":
-                    self.game_id = self.recorder.start_game(self.rules, event.data["position"],
-                                                            players=self.referee.players or None)
-                if self.game_id is None:
-                    continue
-                seq = self.recorder.record(self.game_id, event)
-            except RecorderError as exc:
-                log.error("recorder: %s (the event is not stored)", exc)
-                continue
-            if self.link is not None:
-                self.link.publish_event(seq, {**event.to_json(), "seq": seq, "game_id": self.game_id})
+        if not events:
+            return
+        # the events of one observation (a move and its game-over; a game-over, the new game
+        # and its new-game) are stored in one transaction: resuming skips the observations up
+        # to the last stored event, so a kill between them would lose the rest for good
+        stored, game_before = [], self.game_id
+        try:
+            with self.recorder.batch():
+                for event in events:
+                    log.info("%s %s", event.type, _summary(event))
+                    try:
+                        if event.type == "new-game":
+                            self.game_id = self.recorder.start_game(self.rules, event.data["position"],
+                                                                    players=self.referee.players or None)
+                        if self.game_id is None:
+                            continue
+                        seq = self.recorder.record(self.game_id, event)
+                    except RecorderError as exc:
+                        log.error("recorder: %s (the event is not stored)", exc)
+                        continue
+                    stored.append((seq, {**event.to_json(), "seq": seq, "game_id": self.game_id}))
+        except RecorderError as exc:  # the transaction could not begin or commit: nothing is stored
+            log.error("recorder: %s (%d events not stored)", exc, len(events))
+            stored, self.game_id = [], game_before
+        if self.link is not None:  # published once committed, never before
+            for seq, payload in stored:
+                self.link.publish_event(seq, payload)
         if events:
             self.publish_state()
 

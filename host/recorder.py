@@ -112,10 +112,20 @@ class Recorder:
         return _Transaction(self)
 
     @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Several writes (``start_game``, ``record``...) committed as one transaction, so a
+        kill keeps all of them or none. A write refused inside is undone alone, as outside."""
+        with self._transaction():
+            yield
+
+    @contextmanager
     def _snapshot(self) -> Iterator[sqlite3.Connection]:
         """Several reads that see one state of the file, even while another process writes."""
         with self._lock:
             db = self._db
+            if db.in_transaction:  # inside a batch: it already sees one state
+                yield db
+                return
             db.execute("BEGIN")
             try:
                 yield db
@@ -294,12 +304,14 @@ class _Transaction:
 
     def __init__(self, recorder: Recorder):
         self.recorder = recorder
+        self.nested = False
 
     def __enter__(self) -> sqlite3.Connection:
         self.recorder._lock.acquire()
         try:
             db = self.recorder._db
-            db.execute("BEGIN IMMEDIATE")
+            self.nested = db.in_transaction  # inside a batch (its lock is ours): a savepoint
+            db.execute("SAVEPOINT nested" if self.nested else "BEGIN IMMEDIATE")
         except sqlite3.Error as exc:
             self.recorder._lock.release()
             raise RecorderError(f"{self.recorder.path}: cannot write: {exc}") from None
@@ -311,6 +323,13 @@ class _Transaction:
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: object) -> bool:
         db = self.recorder._db
         try:
+            if self.nested:
+                if exc_type is not None:
+                    db.execute("ROLLBACK TO nested")
+                db.execute("RELEASE nested")
+                if isinstance(exc, sqlite3.Error):
+                    raise RecorderError(f"{self.recorder.path}: cannot write: {exc}") from None
+                return False
             if exc_type is None:
                 try:
                     db.execute("COMMIT")

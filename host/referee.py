@@ -120,9 +120,10 @@ class Referee:
             return []
         return self._new_game(t, self.start_position)
 
-    def resume(self, start: Any, turns: list[Any]) -> None:
+    def resume(self, start: Any, turns: list[Any], flag: list[CellDiff] | None = None) -> None:
         """Continue a recorded game (after a restart): no events, the board is checked
-        against it from the next observation on."""
+        against it from the next observation on. ``flag``: the cells of an illegal-move
+        episode still open; the game stays flagged until the board is put right."""
         self.start_position = start
         self.positions = [start]
         self.turns = []
@@ -130,9 +131,9 @@ class Referee:
             self.turns.append(turn)
             self.positions.append(self.rules.play(self.positions[-1], turn))
         over = self.rules.outcome(self.positions[-1])
-        self.status = FINISHED if over else PLAYING
+        self.status = FINISHED if over else (FLAGGED if flag is not None else PLAYING)
         self.result = over.result if over else "*"
-        self.flag, self.candidates, self.pending = None, [], []
+        self.flag, self.candidates, self.pending = (None if over else flag), [], []
 
     def observe(self, obs: Observation | Press) -> list[Event]:
         started = self.begin(obs.t) if self.position is None and not self.sparklies else []
@@ -276,6 +277,13 @@ class Referee:
             else:
                 self.pending = found
             return events
+        ending = [k for k in self.pending if graph.done[k] and graph.ends_game(k)]
+        start = self.rules.cells(self.rules.start())
+        if ending and self.status == PLAYING and seen and all(matches(v, start[n]) for n, v in seen.items()):
+            # the last turn (which could have gone on) ended the game, and the board is cleared
+            # for the next one: that closes it, it is no takeback to the start
+            events += self._close(t, None, among=ending)
+            return events + (self._after_game(t, seen) if self.status == FINISHED else [])
         # the turn may be over and the next player's first step made already; or the
         # players took turns back (preferred where the next turn is ambiguous)
         hits, seen_done = self._continuations(graph, seen)
@@ -375,6 +383,7 @@ class Referee:
             if back is not None:
                 return self._takeback(t, back)
             return self._illegal(t, bad)
+        flagged = self.flag if self.status == FLAGGED else None
         if self.status == FLAGGED:
             events.append(self._restored(t))
         if self.status == AWAITING:
@@ -386,6 +395,8 @@ class Referee:
             after_cells = dict(cells)
             after_cells[opened[0]] = cells[opened[0]][0] + "."
             events += self._close_sparklies(t, after_cells)
+            if flagged is not None and [e.type for e in events] == [ev.RESTORED, ev.ILLEGAL] and self.flag == flagged:
+                return []  # the flagged board judged again (after a restart): still flagged, nothing new
             if self.status == PLAYING and self.position is not position:
                 self.pending_cells = cells  # the next turn under way
             return events

@@ -59,15 +59,21 @@ def accepts_connections(port: int) -> bool:
 
 
 class Mosquitto:
-    """A real Mosquitto broker with a generated configuration, on 127.0.0.1, persistence off.
-    ``lines`` are added to its listener's configuration (auth, TLS...)."""
+    """A real Mosquitto broker with a generated configuration, on 127.0.0.1, persistence off
+    unless ``persistence``. ``lines`` are added to its listener's configuration (auth, TLS...)."""
 
-    def __init__(self, directory: Path, port: int | None = None, lines: Iterable[str] = ()):
+    def __init__(self, directory: Path, port: int | None = None, lines: Iterable[str] = (), *,
+                 persistence: bool = False, autosave: bool = True):
         if not os.path.exists(MOSQUITTO):
             pytest.fail("mosquitto is not installed: `make test` installs it (scripts/apt-packages.txt)")
         self.directory = directory
         self.port = port or free_port()
         self.lines = list(lines)
+        #: keep sessions, queued QoS 1 messages and retained messages in a file across restarts:
+        #: saved at a clean stop (SIGTERM), and with ``autosave`` after every change too (a
+        #: SIGKILL then loses at most the last one; without, everything since the last clean stop)
+        self.persistence = persistence
+        self.autosave = autosave
         self.process: subprocess.Popen[bytes] | None = None
         self.config = directory / f"mosquitto-{self.port}.conf"
         self.log = directory / f"mosquitto-{self.port}.log"
@@ -77,8 +83,14 @@ class Mosquitto:
         return f"mqtt://127.0.0.1:{self.port}"
 
     def start(self) -> "Mosquitto":
-        body = [f"listener {self.port} 127.0.0.1", "persistence false", "log_dest stderr",
+        body = [f"listener {self.port} 127.0.0.1", "log_dest stderr",
                 "log_type error", "log_type warning", "log_type notice"]
+        if self.persistence:
+            body += ["persistence true", f"persistence_location {self.directory}/",
+                     f"persistence_file mosquitto-{self.port}.db"]
+            body += ["autosave_on_changes true", "autosave_interval 1"] if self.autosave else ["autosave_interval 0"]
+        else:
+            body.append("persistence false")
         if os.geteuid() == 0:
             # started as root, mosquitto drops to user "mosquitto", who cannot read the
             # test's private temporary files (password file, certificates)
@@ -130,15 +142,20 @@ class Subscriber:
     again by itself after the broker restarts."""
 
     def __init__(self, port: int, topic_filter: str = "arbiter/#", *, username: str | None = None,
-                 password: str | None = None, client_id: str | None = None):
+                 password: str | None = None, client_id: str | None = None, clean_session: bool = True):
         self.port = port
         self.topic_filter = topic_filter
         self.messages: list[Message] = []
         self.subscribed = threading.Event()
         self.refused: list[str] = []
+        #: one entry per accepted connection: whether the broker still had this client's session
+        #: (only ever True with ``clean_session=False``, a ``client_id`` and a broker keeping it)
+        self.sessions_present: list[bool] = []
         self._lock = threading.Lock()
+        if not clean_session and not client_id:
+            raise ValueError("a persistent session needs a client_id")
         self.client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id or "",
-                                  protocol=mqtt.MQTTv311)
+                                  protocol=mqtt.MQTTv311, clean_session=clean_session)
         if username is not None:
             self.client.username_pw_set(username, password)
         self.client.reconnect_delay_set(0.05, 0.2)  # type: ignore[arg-type]
@@ -151,6 +168,7 @@ class Subscriber:
         if reason.is_failure:
             self.refused.append(str(reason))
             return
+        self.sessions_present.append(bool(flags.session_present))
         client.subscribe(self.topic_filter, qos=1)
 
     def _on_message(self, client: mqtt.Client, userdata: Any, message: mqtt.MQTTMessage) -> None:
@@ -167,11 +185,29 @@ class Subscriber:
         self.client.disconnect()
         self.client.loop_stop()
 
+    def go_offline(self) -> None:
+        """Disconnect cleanly and stay away (a persistent session stays on the broker, which
+        queues the QoS 1 messages for it) until :meth:`come_back`."""
+        self.close()
+        self.subscribed.clear()
+
+    def come_back(self) -> "Subscriber":
+        return self.connect()
+
     def __enter__(self) -> "Subscriber":
         return self.connect()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    def count(self) -> int:
+        """Messages received so far (cheap enough to poll every millisecond)."""
+        return len(self.messages)
+
+    def since(self, index: int) -> list[Message]:
+        """The messages received after the first ``index`` ones."""
+        with self._lock:
+            return self.messages[index:]
 
     def on(self, topic: str) -> list[Message]:
         with self._lock:
