@@ -1,0 +1,400 @@
+"""The synthetic renderer (vision/render*.py): the camera projects as OpenCV does, rendered
+pieces and markers are where the geometry says (ArUco on a rendered frame gives the camera
+pose back), pieces and hands hide what they should and the ground truth says so, and light,
+noise, blur and JPEG change the image as they should. Small resolutions keep it quick."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.geometry import load_board
+from vision.render import (Camera, Hand, Lighting, random_camera, random_hand, random_lighting, render,
+                           sees_board)
+from vision.render_camera import RESOLUTIONS, plate_points
+
+PYRAMID = load_board("pyramid-4")
+GRID = load_board("grid-9")
+BASE = [p.name for p in PYRAMID.positions if p.name.startswith("1")]
+LEVEL2 = [p.name for p in PYRAMID.positions if p.name.startswith("2")]
+SMALL = ((800, 600),)
+
+
+def detector() -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR  # the most accurate here
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+
+
+def overhead(distance: float = 500.0, fov: float = 60.0, size: tuple[int, int] = (640, 480)) -> Camera:
+    return Camera.look_at((0, 0, distance), (0, 0, 0), fov, *size)
+
+
+def checker(names: list[str]) -> dict[str, str]:
+    return {n: "WB"[(ord(n[1]) + int(n[2])) % 2] for n in names}
+
+
+def full_board(board, rng: random.Random) -> dict[str, str]:
+    if board.kind == "pyramid":
+        return {p.name: rng.choice("WB") for p in board.positions if p.name != "4a1"} | {"4a1": "R"}
+    return {p.name: rng.choice("RGB") + rng.choice(".bw") for p in board.positions}
+
+
+def low_pieces(board, rng: random.Random) -> dict[str, str]:
+    """Pieces that cannot hide a marker or touch one in the image with a dark blot (a tall
+    pyramid or a black ball next to a marker hides it from ArUco, as on a real board)."""
+    if board.kind == "pyramid":
+        return {n: rng.choice("WL") for n in BASE} | {"2b2": "W"}
+    return full_board(board, rng)
+
+
+def pixel(frame, point) -> np.ndarray:
+    u, v = frame.camera.project([point])[0]
+    return frame.image[int(round(v)), int(round(u))].astype(int)
+
+
+def rotation_error_deg(a: np.ndarray, b: np.ndarray) -> float:
+    return math.degrees(math.acos(np.clip((np.trace(a @ b.T) - 1) / 2, -1.0, 1.0)))
+
+
+# --- the camera --------------------------------------------------------------------------
+
+
+def test_look_at_aims_at_the_target_and_projects_as_opencv_does():
+    cam = Camera.look_at((120, -300, 400), (10, 20, 0), 70, 800, 600, roll_deg=5)
+    assert np.allclose(cam.R @ cam.R.T, np.eye(3)) and np.linalg.det(cam.R) == pytest.approx(1)
+    assert np.allclose(cam.centre, (120, -300, 400))
+    assert np.allclose(cam.project([(10, 20, 0)]), [[399.5, 299.5]])
+    assert cam.fov_h_deg == pytest.approx(70)
+    assert np.allclose(cam.K, [[cam.fx, 0, 399.5], [0, cam.fy, 299.5], [0, 0, 1]])
+    points = np.random.default_rng(1).uniform(-150, 150, (50, 3))
+    rvec, _ = cv2.Rodrigues(cam.R)
+    expected, _ = cv2.projectPoints(points, rvec, cam.t, cam.K, None)
+    assert np.allclose(cam.project(points), expected.reshape(-1, 2), atol=1e-6)
+    # looking straight down, the board reads like a diagram: x to the right, y upwards
+    top = overhead()
+    (u0, v0), (u1, v1), (u2, v2) = top.project([(0, 0, 0), (50, 0, 0), (0, 50, 0)])
+    assert u1 > u0 and v1 == pytest.approx(v0) and v2 < v0 and u2 == pytest.approx(u0)
+    assert np.isnan(top.project([(0, 0, 900)])).all()  # behind the camera
+
+
+@pytest.mark.parametrize("board", [PYRAMID, GRID], ids=lambda b: b.name)
+def test_solvepnp_on_projected_marker_corners_recovers_the_pose(board):
+    rng = random.Random(11)
+    for _ in range(5):
+        cam = random_camera(board, rng)
+        world = np.array([c for m in board.markers for c in board.marker_corners(m)])
+        ok, rvec, tvec = cv2.solvePnP(world, cam.project(world), cam.K, None)
+        assert ok
+        assert np.allclose(cv2.Rodrigues(rvec)[0], cam.R, atol=1e-6)
+        assert np.allclose(tvec.ravel(), cam.t, atol=1e-3)
+
+
+@pytest.mark.parametrize("board", [PYRAMID, GRID], ids=lambda b: b.name)
+def test_random_cameras_stay_in_the_envelope_and_see_the_whole_board(board):
+    rng = random.Random(5)
+    for _ in range(60):
+        cam = random_camera(board, rng)
+        assert sees_board(cam, board)
+        axis = cam.R[2]  # the viewing direction in the world
+        assert math.degrees(math.acos(-axis[2])) <= 45 + 3  # the aim point wanders 15 mm
+        assert 350 - 15 <= np.linalg.norm(cam.centre) <= 800 + 15
+        assert 50 - 1e-9 <= cam.fov_h_deg <= 90 + 1e-9
+        assert (cam.width, cam.height) in RESOLUTIONS
+    a, b = random_camera(board, random.Random(9)), random_camera(board, random.Random(9))
+    assert np.array_equal(a.R, b.R) and np.array_equal(a.t, b.t) and a.width == b.width
+
+
+def test_random_camera_refuses_an_impossible_envelope():
+    with pytest.raises(ValueError, match="no camera"):
+        random_camera(GRID, random.Random(1), distance_mm=(200, 210), fov_deg=(50, 51), attempts=50)
+
+
+# --- where things are drawn ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name, supersample", [("1a1", 1), ("1c2", 1), ("1d4", 2)])
+def test_a_rendered_ball_is_where_the_camera_projects_its_centre(name, supersample):
+    cam = Camera.look_at((140, -260, 380), (0, 0, 0), 62, 640, 480, roll_deg=-4)
+    frame = render(PYRAMID, {name: "R"}, cam, supersample=supersample)
+    b, g, r = (frame.image[..., k].astype(int) for k in range(3))
+    red = ((r > 60) & (r > 2 * g) & (r > 2 * b)).astype(np.uint8)
+    contours, _ = cv2.findContours(red, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    silhouette = max(contours, key=cv2.contourArea)
+    (u, v), radius = cv2.minEnclosingCircle(silhouette)
+    expected = cam.project([PYRAMID.position(name).centre])[0]
+    assert np.hypot(u - expected[0], v - expected[1]) < 1.0
+    depth = cam.to_camera([PYRAMID.position(name).centre])[0, 2]
+    assert radius == pytest.approx(cam.fx * 15 / depth, abs=1.5)
+
+
+@pytest.mark.parametrize("board", [PYRAMID, GRID], ids=lambda b: b.name)
+def test_aruco_on_rendered_frames_finds_every_marker_in_order_and_the_camera_pose(board):
+    rng = random.Random(21)
+    det = detector()
+    for _ in range(4):
+        # markers of 13 px or less (the far end of the envelope at 640x480) are beyond what
+        # ArUco decodes; half the distance range keeps them above 20 px
+        cam = random_camera(board, rng, resolutions=SMALL, distance_mm=(350, 600))
+        frame = render(board, low_pieces(board, rng), cam, lighting=random_lighting(rng, intensity=(0.6, 1.6)),
+                       rng=rng, noise=1.5, blur=0.5)
+        corners, ids, _ = det.detectMarkers(frame.image)
+        assert ids is not None and sorted(ids.ravel()) == sorted(m.id for m in board.markers)
+        world, seen = [], []
+        for quad, marker_id in zip(corners, ids.ravel()):
+            marker = next(m for m in board.markers if m.id == marker_id)
+            expected = cam.project(board.marker_corners(marker))
+            found = quad.reshape(4, 2)
+            # each detected corner is the geometry's corner of the same rank, not another one
+            distance = np.linalg.norm(found[:, None, :] - expected[None, :, :], axis=2)
+            assert (distance.argmin(axis=1) == np.arange(4)).all()
+            assert distance.diagonal().max() < 3.0
+            world.append(board.marker_corners(marker))
+            seen.append(found)
+        ok, rvec, tvec = cv2.solvePnP(np.concatenate(world).astype(np.float64),
+                                      np.concatenate(seen).astype(np.float64), cam.K, None)
+        R = cv2.Rodrigues(rvec)[0]
+        assert rotation_error_deg(R, cam.R) < 0.3
+        assert np.linalg.norm(-R.T @ tvec.ravel() - cam.centre) < 3.0
+
+
+@pytest.mark.parametrize("board", [PYRAMID, GRID], ids=lambda b: b.name)
+def test_a_45_degree_camera_at_800_mm_with_a_90_degree_lens_sees_every_marker_and_the_plate(board):
+    plate_colour = np.array(board.plate_colour[::-1])
+    for azimuth in range(0, 360, 45):
+        a = math.radians(azimuth)
+        reach = 800 * math.sin(math.pi / 4)
+        eye = (reach * math.cos(a), reach * math.sin(a), 800 * math.cos(math.pi / 4))
+        cam = Camera.look_at(eye, (0, 0, 0), 90, 640, 480)
+        assert sees_board(cam, board), azimuth
+        uv = cam.project(plate_points(board))
+        assert (uv >= 0).all() and (uv[:, 0] < 640).all() and (uv[:, 1] < 480).all()
+        if azimuth % 90:
+            continue
+        frame = render(board, {}, cam)
+        for marker in board.markers:
+            # the printed marker is there: black ink inside its square, unlike the wood around
+            quad = cam.project(board.marker_corners(marker)).astype(np.float32)
+            mask = np.zeros((480, 640), np.uint8)
+            cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 1)
+            inside = frame.image[mask.astype(bool)].astype(int).mean(axis=1)
+            assert (inside < 0.35 * plate_colour.mean()).mean() > 0.3, (azimuth, marker.id)
+
+
+def test_a_ball_on_top_hides_the_balls_under_it():
+    cam = overhead(450)
+    below = checker(BASE) | checker(LEVEL2) | {"1b2": "W"}
+    sun = Lighting((0, 0, 1))  # straight down the gap
+    open_gap = render(PYRAMID, below, cam, lighting=sun)
+    # level 1's 1b2 shows through the gap between four level-2 balls...
+    assert open_gap.truth["1b2"].area > 30 and open_gap.truth["1b2"].in_view
+    assert (pixel(open_gap, (-15.5, -15.5, 26)) > 150).all()
+    # ...until 3a1 fills it: 1b2's pixels now show the red ball
+    closed = render(PYRAMID, below | {"3a1": "R"}, cam, lighting=sun)
+    b, g, r = pixel(closed, PYRAMID.position("1b2").centre)
+    assert r > 2 * g and r > 2 * b
+    assert closed.truth["1b2"].area == 0 and closed.truth["1b2"].in_view
+    assert closed.truth["3a1"].area > 400
+    # a level-2 ball hides part of the balls it rests on from a tilted camera
+    tilted = Camera.look_at((-150, -300, 350), (0, 0, 0), 60, 640, 480)
+    alone = render(PYRAMID, checker(BASE), tilted).truth
+    under = render(PYRAMID, checker(BASE) | {"2b2": "R"}, tilted).truth
+    for name in ("1c2", "1b3", "1c3"):  # the three it rests on beyond it, seen from the camera
+        assert under[name].area < alone[name].area
+    assert under["1c3"].area < 0.3 * alone["1c3"].area  # right behind it
+    assert under["1b2"].area == alone["1b2"].area and under["1a1"].area == alone["1a1"].area
+
+
+def test_grid_cells_show_their_tile_and_controller_plate():
+    cam = overhead(600, 55)
+    cells = {"e5": "R.", "f5": "Gb", "g5": "Bw", "e6": ".b", "f6": ".."}
+    frame = render(GRID, cells, cam)
+
+    def at(name, dx=0.0, z=0.0):
+        x, y, _ = GRID.position(name).centre
+        return pixel(frame, (x + dx, y, z))[::-1]  # RGB
+
+    r, g, b = at("e5", z=3)
+    assert r > 2 * g and r > 2 * b
+    r, g, b = at("f5", z=5)
+    assert g > 1.5 * r and g > 1.3 * b
+    r, g, b = at("g5", z=5)
+    assert b > 1.5 * r and b > 1.3 * g
+    # the control plate shows as a 2.5 mm rim around the tile: black, white, or no plate (wood)
+    rim = 10.25
+    assert at("f5", rim, 2).max() < 90
+    assert at("g5", rim, 2).min() > 170
+    wood = at("e5", rim)
+    assert wood[0] > wood[2] + 25 and wood.min() > 60
+    assert at("e6", 0, 2).max() < 90  # a plate without a tile
+    plain = at("f6")
+    assert plain[0] > plain[2] + 25
+    assert all(frame.truth[n].in_view and frame.truth[n].area > 50 for n in cells)
+
+
+# --- hands -------------------------------------------------------------------------------
+
+
+def test_a_hand_covers_what_its_mask_says_and_the_truth_names_the_covered_positions():
+    cam = Camera.look_at((60, -350, 420), (0, 0, 0), 60, 640, 480)
+    green = Hand((40, 200, 60), *_parts(random_hand(PYRAMID, random.Random(3), over=(0, -60), height_mm=(60, 60))))
+    cells = checker(BASE) | {"2b2": "R"}
+    light = Lighting((0.3, -0.2, 0.9), intensity=0.9, ambient=0.3)
+    plain = render(PYRAMID, cells, cam, lighting=light)
+    frame = render(PYRAMID, cells, cam, lighting=light, hands=[green])
+    mask = frame.hand_mask
+    assert 0.05 < mask.mean() < 0.6 and not plain.hand_mask.any()
+    b, g, r = (frame.image[..., k].astype(int) for k in range(3))
+    is_green = (g > r + 30) & (g > b + 30)
+    assert is_green[mask].mean() > 0.97
+    assert is_green[~mask].mean() < 0.002
+    # outside the mask the hand only takes light away (its shadow)
+    outside = frame.image[~mask].astype(int) - plain.image[~mask].astype(int)
+    assert outside.max() <= 1 and (outside < -10).any()
+    covered = [n for n, t in frame.truth.items() if t.hand]
+    assert covered and len(covered) < len(frame.truth)
+    for name, truth in frame.truth.items():
+        u, v = np.round(cam.project([PYRAMID.position(name).centre])[0]).astype(int)
+        visible_centre = plain.truth[name].area > 0 and truth.in_view
+        if truth.covered == 1.0:
+            assert mask[v, u], name
+        if not truth.hand and visible_centre and 0 <= v < 480 and 0 <= u < 640:
+            assert not mask[v, u] or plain.truth[name].area == 0, name
+        assert truth.area == plain.truth[name].area  # hands do not change what pieces hide
+    assert frame.truth["2b2"].covered > 0.9
+
+
+def _parts(hand: Hand):
+    return hand.capsules, hand.ellipsoids
+
+
+def test_random_hands_hover_at_the_asked_height_and_reach_in_from_beyond_the_plate():
+    rng = random.Random(8)
+    for _ in range(40):
+        hand = random_hand(GRID, rng)
+        assert 20 - 1e-6 <= hand.lowest <= 150 + 1e-6
+        assert len(hand.capsules) == 6 and len(hand.ellipsoids) == 1  # 4 fingers, a thumb, an arm; a palm
+        arm = hand.capsules[-1]
+        assert max(abs(arm.b[0]), abs(arm.b[1])) > GRID.plate[0] / 2 - 60  # the elbow is near or past the edge
+        assert max(hand.colour) - min(hand.colour) > 30  # skin, not grey
+    low = random_hand(PYRAMID, rng, height_mm=(25, 25), over=(0, 0))
+    assert low.lowest == pytest.approx(25)
+    frame = render(PYRAMID, {}, overhead(), hands=[low])
+    assert frame.truth["1b2"].hand and frame.truth["1b2"].covered > 0.5
+
+
+# --- light and camera effects --------------------------------------------------------------
+
+
+def test_light_intensity_colour_and_direction_change_the_image_as_they_should():
+    cam = overhead(400, 50)
+    cells = {"1b2": "W"}
+    dim = render(PYRAMID, cells, cam, lighting=Lighting(intensity=0.4, ambient=0.1)).image
+    bright = render(PYRAMID, cells, cam, lighting=Lighting(intensity=1.2, ambient=0.3)).image
+    assert bright.mean() > dim.mean() + 30
+    warm = render(PYRAMID, cells, cam, lighting=Lighting(colour=(1.0, 0.8, 0.58))).image.reshape(-1, 3).mean(0)
+    cool = render(PYRAMID, cells, cam, lighting=Lighting(colour=(0.76, 0.87, 1.0))).image.reshape(-1, 3).mean(0)
+    assert warm[2] / warm[0] > 1.2 * cool[2] / cool[0]  # BGR: red over blue
+    # a ball lit from +x is brighter on its +x side
+    x, y, z = PYRAMID.position("1b2").centre
+    lit = render(PYRAMID, cells, cam, lighting=Lighting((1, 0, 0.3), ambient=0.1))
+    assert pixel(lit, (x + 10, y, z + 8)).mean() > pixel(lit, (x - 10, y, z + 8)).mean() + 60
+    # and casts its shadow on the plate away from the light
+    light = Lighting((-0.6, -0.6, 0.53), ambient=0.15)
+    reach = (z / light.direction[2])
+    spot = (x - light.direction[0] * reach, y - light.direction[1] * reach, 0.0)
+    empty = pixel(render(PYRAMID, {}, cam, lighting=light), spot).mean()
+    shaded = pixel(render(PYRAMID, cells, cam, lighting=light), spot).mean()
+    assert shaded < 0.6 * empty
+
+
+def test_hollows_are_darker_than_the_flat_plate_around_them():
+    cam = overhead(400, 50)
+    frame = render(PYRAMID, {}, cam, lighting=Lighting((0.4, 0.3, 0.87), ambient=0.25))
+    grey = cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY).astype(float)
+    for name in BASE:
+        x, y, _ = PYRAMID.position(name).centre
+        ring = cam.project([(x + 13 * math.cos(a), y + 13 * math.sin(a), 0) for a in np.linspace(0, 2 * math.pi, 12)])
+        inner = cam.project([(x + 9 * math.cos(a), y + 9 * math.sin(a), -2) for a in np.linspace(0, 2 * math.pi, 12)])
+        sample = lambda uv: np.mean([grey[int(round(v)), int(round(u))] for u, v in uv])  # noqa: E731
+        assert sample(inner) < sample(ring) - 5, name
+
+
+def test_sensor_noise_has_the_asked_standard_deviation():
+    cam = overhead(size=(320, 240))
+    clean = render(PYRAMID, checker(BASE), cam).image.astype(float)
+    noisy = render(PYRAMID, checker(BASE), cam, rng=np.random.default_rng(4), noise=5.0).image.astype(float)
+    usable = (clean > 20) & (clean < 235)
+    residual = (noisy - clean)[usable]
+    assert residual.std() == pytest.approx(5.0, rel=0.06)
+    assert abs(residual.mean()) < 0.1
+
+
+def test_blur_softens_edges_and_keeps_the_brightness():
+    cam = overhead(size=(320, 240))
+    sharp = render(PYRAMID, checker(BASE), cam).image
+    soft = render(PYRAMID, checker(BASE), cam, blur=1.5).image
+    energy = lambda im: cv2.Laplacian(cv2.cvtColor(im, cv2.COLOR_BGR2GRAY), cv2.CV_64F).var()  # noqa: E731
+    assert energy(soft) < 0.3 * energy(sharp)
+    # blur mixes light, not sRGB levels: the mean light is kept
+    linear = lambda im: ((im / 255.0 + 0.055) / 1.055) ** 2.4  # noqa: E731
+    assert linear(soft).mean() == pytest.approx(linear(sharp).mean(), rel=0.01)
+
+
+def test_jpeg_is_a_round_trip_of_the_frame_at_the_asked_quality():
+    cam = overhead(size=(320, 240))
+    raw = render(PYRAMID, checker(BASE), cam).image
+    frame = render(PYRAMID, checker(BASE), cam, jpeg_quality=60)
+    ok, data = cv2.imencode(".jpg", raw, [cv2.IMWRITE_JPEG_QUALITY, 60])
+    assert frame.jpeg == data.tobytes()
+    assert np.array_equal(frame.image, cv2.imdecode(data, cv2.IMREAD_COLOR))
+    assert np.array_equal(cv2.imdecode(np.frombuffer(frame.jpeg, np.uint8), cv2.IMREAD_COLOR), frame.image)
+    assert not np.array_equal(frame.image, raw)
+    best = render(PYRAMID, checker(BASE), cam, jpeg_quality=95)
+    assert len(best.jpeg) > len(frame.jpeg)
+    assert np.abs(best.image.astype(int) - raw).mean() < np.abs(frame.image.astype(int) - raw).mean()
+
+
+def test_the_same_seed_gives_the_same_frame_and_another_seed_another():
+    def frame(seed: int, wood: int = 0):
+        rng = random.Random(seed)
+        cam = random_camera(PYRAMID, rng, resolutions=((320, 240),))
+        return render(PYRAMID, full_board(PYRAMID, rng), cam, lighting=random_lighting(rng),
+                      hands=[random_hand(PYRAMID, rng)], rng=rng, noise=2.0, blur=0.5, wood_seed=wood)
+    a, b, c = frame(1), frame(1), frame(2)
+    assert np.array_equal(a.image, b.image) and np.array_equal(a.hand_mask, b.hand_mask) and a.truth == b.truth
+    assert not np.array_equal(a.image, c.image)
+    assert not np.array_equal(a.image, frame(1, wood=1).image)  # another plank of wood
+
+
+def test_random_lighting_ranges_from_dim_to_bright_and_warm_to_cool():
+    rng = random.Random(2)
+    lights = [random_lighting(rng) for _ in range(200)]
+    assert all(30 - 1e-9 <= light.elevation_deg <= 85 + 1e-9 for light in lights)
+    assert all(np.isclose(np.linalg.norm(light.direction), 1) for light in lights)
+    levels = [light.intensity for light in lights]
+    assert min(levels) < 0.45 and max(levels) > 1.3
+    ratio = [light.colour[2] / light.colour[0] for light in lights]
+    assert min(ratio) < 0.7 and max(ratio) > 1.2
+
+
+def test_bad_input_is_refused_with_a_reason():
+    cam = overhead(size=(160, 120))
+    with pytest.raises(ValueError, match="no position"):
+        render(PYRAMID, {"9z9": "W"}, cam)
+    with pytest.raises(ValueError, match="not a ball"):
+        render(PYRAMID, {"1a1": "X"}, cam)
+    with pytest.raises(ValueError, match="Sparklies cell"):
+        render(GRID, {"a1": "R"}, cam)
+    with pytest.raises(ValueError, match="needs an rng"):
+        render(PYRAMID, {}, cam, noise=2.0)
+    with pytest.raises(ValueError, match="jpeg_quality"):
+        render(PYRAMID, {}, cam, jpeg_quality=0)
+    with pytest.raises(ValueError, match="upwards"):
+        Lighting((0, 0, -1))
+    with pytest.raises(ValueError, match="rotation"):
+        Camera(640, 480, 500, 500, np.diag([1.0, 1.0, -1.0]), np.zeros(3))

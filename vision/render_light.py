@@ -1,0 +1,66 @@
+"""The light over the renderer's board: one distant light (a window, a lamp well above the
+table) plus ambient light from the room, in any direction, colour and brightness."""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+import numpy as np
+
+from .render_camera import as_generator
+
+Vec3 = tuple[float, float, float]
+#: colour casts a random light is drawn between: warm (tungsten), neutral, cool (daylight)
+WARM: Vec3 = (1.0, 0.80, 0.58)
+NEUTRAL: Vec3 = (1.0, 1.0, 1.0)
+COOL: Vec3 = (0.76, 0.87, 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Lighting:
+    """``direction``: a vector towards the light (normalised on construction; it must point
+    upwards to light the board); ``colour``: linear RGB 0-1; ``intensity``: the direct
+    light's strength (1 lights a white surface facing it to about full scale); ``ambient``:
+    the room's diffuse light, in the same units."""
+
+    direction: Vec3 = (0.35, -0.45, 0.82)
+    colour: Vec3 = NEUTRAL
+    intensity: float = 1.0
+    ambient: float = 0.3
+
+    def __post_init__(self) -> None:
+        d = np.asarray(self.direction, dtype=np.float64)
+        n = float(np.linalg.norm(d))
+        if n == 0 or d[2] <= 0:
+            raise ValueError(f"Lighting.direction must point upwards, got {self.direction}")
+        object.__setattr__(self, "direction", tuple(float(v) for v in d / n))
+        if len(self.colour) != 3 or min(self.colour) < 0:
+            raise ValueError(f"Lighting.colour must be three values of at least 0, got {self.colour}")
+        if self.intensity < 0 or self.ambient < 0:
+            raise ValueError("Lighting.intensity and Lighting.ambient must be at least 0")
+
+    @property
+    def elevation_deg(self) -> float:
+        return math.degrees(math.asin(self.direction[2]))
+
+
+def _lerp(a: Vec3, b: Vec3, k: float) -> Vec3:
+    return (a[0] + (b[0] - a[0]) * k, a[1] + (b[1] - a[1]) * k, a[2] + (b[2] - a[2]) * k)
+
+
+def random_lighting(rng: random.Random | np.random.Generator, *,
+                    elevation_deg: tuple[float, float] = (30.0, 85.0),
+                    intensity: tuple[float, float] = (0.3, 1.6),
+                    ambient: tuple[float, float] = (0.06, 0.4)) -> Lighting:
+    """A light at a random azimuth and ``elevation_deg``, tinted anywhere from warm to
+    cool, its intensity drawn log-uniformly (dim rooms are as likely as bright ones)."""
+    g = as_generator(rng)
+    azimuth = g.uniform(0, 2 * math.pi)
+    elevation = math.radians(g.uniform(*elevation_deg))
+    direction = (math.cos(elevation) * math.cos(azimuth), math.cos(elevation) * math.sin(azimuth), math.sin(elevation))
+    cast = g.uniform(-1.0, 1.0)
+    colour = _lerp(NEUTRAL, WARM, cast) if cast >= 0 else _lerp(NEUTRAL, COOL, -cast)
+    level = math.exp(g.uniform(math.log(intensity[0]), math.log(intensity[1])))
+    return Lighting(direction, colour, level, g.uniform(*ambient) * (0.5 + 0.5 * level))
