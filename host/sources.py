@@ -69,6 +69,9 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         from .sim_spec import parse_sim_spec
         try:
             config = parse_sim_spec(spec)
+            if config.size is not None and rules.game == "sparklies" and config.size != (rules.width, rules.height):
+                raise ValueError(f"size {config.size[0]}x{config.size[1]} is not the daemon's Sparklies board "
+                                 f"({rules.width}x{rules.height}): set rules.size in the configuration to match")
             simulator = Simulator(config, rules=rules)
         except ValueError as exc:
             raise SourceError(f"{spec}: {exc}") from None

@@ -85,6 +85,14 @@ def test_reed_switches_are_for_the_pyramid_games_only():
         Simulator(parse_sim_spec("sim:game=sparklies,occupancy=1,size=4x4"))
 
 
+def test_daemon_sim_source_refuses_another_sparklies_size():
+    from host.sources import SourceError, open_source
+    with pytest.raises(SourceError, match="size 4x4 is not the daemon's Sparklies board \\(9x9\\)"):
+        open_source("sim:game=sparklies,size=4x4", rules_for("sparklies", width=9, height=9))
+    source = open_source("sim:game=sparklies,size=4x4,games=1", rules_for("sparklies", width=4, height=4))
+    assert len(next(iter(source.items)).cells) == 16
+
+
 def test_rules_must_agree_with_the_configured_game():
     with pytest.raises(SimError, match="set to play sparks but the rules are pylos"):
         Simulator(SimConfig(game="sparks"), rules=rules_for("pylos"))
