@@ -32,3 +32,54 @@ def add_vision_parsers(sub: Any) -> None:
     p.add_argument("--out", required=True, help="output file: .pdf, .svg or .png")
     p.add_argument("--dpi", type=int, default=300, help="resolution of a .png sheet (default 300)")
     p.set_defaults(func=run_markers)
+    add_calibrate_camera_parser(sub)
+
+
+def run_calibrate_camera(args: argparse.Namespace) -> int:
+    import cv2
+    from vision.charuco import CalibrationBoard, CalibrationError, calibrate
+    from vision.intrinsics import save_intrinsics
+    try:
+        squares = tuple(int(v) for v in args.squares.lower().split("x"))
+        board = CalibrationBoard(squares, args.square_mm, args.marker_mm)  # type: ignore[arg-type]
+    except (ValueError, CalibrationError) as exc:
+        print(f"arbiter calibrate-camera: {exc}", file=sys.stderr)
+        return 2
+    if args.sheet:
+        cv2.imwrite(args.sheet, board.image(dpi=300))
+        print(f"{args.sheet}: ChArUco board {squares[0]}x{squares[1]}, {args.square_mm:g} mm squares at 300 dpi; "
+              f"print at 100 % and glue it flat on card", file=sys.stderr)
+        return 0
+    if not args.images or not args.out:
+        print("arbiter calibrate-camera: give the images of the printed board and --out FILE.json "
+              "(or --sheet FILE.png to print the board)", file=sys.stderr)
+        return 2
+    images = []
+    for name in args.images:
+        image = cv2.imread(name, cv2.IMREAD_GRAYSCALE)
+        if image is None:
+            print(f"arbiter calibrate-camera: {name}: not an image that can be read", file=sys.stderr)
+            return 2
+        images.append((name, image))
+    try:
+        found, reports = calibrate(images, board)
+    except CalibrationError as exc:
+        print(f"arbiter calibrate-camera: {exc}", file=sys.stderr)
+        return 1
+    for r in reports:
+        print(f"{r.name}: {r.corners} corners{'' if r.used else ' (not used: ' + r.why + ')'}", file=sys.stderr)
+    save_intrinsics(found, args.out, images=sum(r.used for r in reports))
+    print(f"{args.out}: {found.width}x{found.height}, fx {found.fx:.1f} fy {found.fy:.1f} px "
+          f"(horizontal field of view {found.fov_h:.1f} deg), rms {found.rms:.3f} px", file=sys.stderr)
+    return 0
+
+
+def add_calibrate_camera_parser(sub: Any) -> None:
+    p = sub.add_parser("calibrate-camera", help="measure a camera's lens from photos of a printed ChArUco board")
+    p.add_argument("images", nargs="*", help="photos of the board from several angles (at least 5)")
+    p.add_argument("--out", help="intrinsics file to write (JSON)")
+    p.add_argument("--sheet", help="write the printable board to this PNG instead")
+    p.add_argument("--squares", default="7x5", help="squares across x down (default 7x5)")
+    p.add_argument("--square-mm", type=float, default=30.0, help="printed square size (default 30)")
+    p.add_argument("--marker-mm", type=float, default=22.0, help="printed marker size (default 22)")
+    p.set_defaults(func=run_calibrate_camera)
