@@ -193,10 +193,14 @@ def load_board(name_or_path: str | Path) -> Board:
         if not path.is_file():
             known = ", ".join(sorted(p.stem for p in BOARDS_DIR.glob("*.json")))
             raise GeometryError(f"no board {str(name_or_path)!r} (known boards: {known})")
+    return parse_board(read_json(path, GeometryError), str(path.name))
+
+
+def read_json(path: Path, error: type[ValueError]) -> Any:
+    """A JSON file's data; ``error`` naming the file when it cannot be read or parsed."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise GeometryError(f"{path}: {exc.strerror}") from None
+        raise error(f"{path}: {exc.strerror}") from None
     except json.JSONDecodeError as exc:
-        raise GeometryError(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from None
-    return parse_board(data, str(path.name))
+        raise error(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from None

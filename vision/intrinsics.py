@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from .geometry import read_json
+
 
 class IntrinsicsError(ValueError):
     """An intrinsics file that cannot be used: names the file and the field."""
@@ -91,13 +93,7 @@ def parse_intrinsics(data: Any, origin: str = "<intrinsics>") -> Intrinsics:
 
 def load_intrinsics(path: str | Path) -> Intrinsics:
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise IntrinsicsError(f"{path}: {exc.strerror}") from None
-    except json.JSONDecodeError as exc:
-        raise IntrinsicsError(f"{path}: not JSON: {exc.msg} at line {exc.lineno}") from None
-    return parse_intrinsics(data, str(path))
+    return parse_intrinsics(read_json(path, IntrinsicsError), str(path))
 
 
 def save_intrinsics(intrinsics: Intrinsics, path: str | Path, images: int | None = None) -> None:
