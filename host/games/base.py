@@ -244,3 +244,11 @@ def enumerate_inference(rules: Rules, before: Any, after: Any, turns: Sequence[A
     miss = closest_miss(target_cells, results)
     reason = ("no legal turn explains " + " ".join(miss)) if miss else "the board matches but not the side to move or reserves"
     return Inference("none", unexplained=miss, reason=reason, explored=explored)
+
+
+def bits(mask: int) -> Iterator[int]:
+    """The set bits of ``mask`` (positions, squares), lowest first."""
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low

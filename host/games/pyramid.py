@@ -9,9 +9,8 @@ Names are level, column letter, row: ``1a1``, ``2b3``, ``4a1``; ``2a1`` rests on
 
 from __future__ import annotations
 
-from typing import Iterator
 
-from .base import NotationError
+from .base import NotationError, bits  # noqa: F401  (bits: part of this module's interface)
 
 LEVELS: tuple[int, ...] = (1, 2, 3, 4)
 SIZE: dict[int, int] = {1: 4, 2: 3, 3: 2, 4: 1}
@@ -72,14 +71,6 @@ LINES: tuple[int, ...] = _lines()
 LINES_THROUGH: tuple[tuple[int, ...], ...] = tuple(
     tuple(ln for ln in LINES if ln >> i & 1) for i in range(COUNT)
 )
-
-
-def bits(mask: int) -> Iterator[int]:
-    """The positions in ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def supported(i: int, occupied: int) -> bool:

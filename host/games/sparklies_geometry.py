@@ -8,9 +8,9 @@ the instance, so two Rules objects with different options never share mutable st
 
 from __future__ import annotations
 
-from typing import Iterable, Iterator
+from typing import Iterable
 
-from .base import NotationError
+from .base import NotationError, bits  # noqa: F401  (bits: part of this module's interface)
 
 #: colour letters by colour index
 COLOURS = "RGB"
@@ -21,14 +21,6 @@ VICTIM = (1, 2, 0)
 ATTACKER = (2, 0, 1)
 COLUMNS = "abcdefghijklmnopqrstuvwxyz"
 MIN_SIZE, MAX_SIZE = 3, 26
-
-
-def bits(mask: int) -> Iterator[int]:
-    """The squares in ``mask``, lowest first."""
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
 
 
 def square_name(index: int, width: int) -> str:
