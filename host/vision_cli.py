@@ -1,9 +1,11 @@
-"""The vision commands of ``arbiter``: ``markers`` (and, as they arrive, calibration and
-recognition). OpenCV is imported only when one of them runs."""
+"""The vision commands of ``arbiter``: ``markers`` (a printable marker sheet) and
+``recognize`` (camera images -> observations). OpenCV is imported only when one of them
+runs."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,62 @@ def run_markers(args: argparse.Namespace) -> int:
     return 0
 
 
+def _read_image(path: str) -> tuple[Any, str | None]:
+    """The image in a file (BGR), or None and why not."""
+    import cv2
+    import numpy as np
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        return None, exc.strerror or str(exc)
+    image = cv2.imdecode(np.frombuffer(data, dtype=np.uint8), cv2.IMREAD_COLOR) if data else None
+    if image is None:
+        return None, "not an image OpenCV can read (PNG, JPEG, BMP, TIFF...)"
+    return image, None
+
+
+def run_recognize(args: argparse.Namespace) -> int:
+    """One observation line per image (``t`` is the image's index times ``--interval``);
+    exit 0 when every image was read, 1 when some showed no usable board, 2 for bad
+    arguments or unreadable files."""
+    from vision.geometry import GeometryError, load_board
+    from vision.intrinsics import IntrinsicsError, load_intrinsics
+    from vision.pose import PoseError
+    from vision.recognize import RecognitionError, Recognizer, unknown_cells
+    from host.observation import Observation
+    try:
+        board = load_board(args.board)
+        intrinsics = load_intrinsics(args.camera) if args.camera else None
+        recognizer = Recognizer(board, args.game, intrinsics=intrinsics)
+    except (GeometryError, IntrinsicsError, PoseError, RecognitionError) as exc:
+        print(f"arbiter recognize: {exc}", file=sys.stderr)
+        return 2
+    unreadable = no_board = False
+    results = []
+    for k, path in enumerate(args.images):
+        t = round(k * args.interval, 6)
+        image, why = _read_image(path)
+        if image is None:
+            print(f"arbiter recognize: {path}: {why}", file=sys.stderr)
+            unreadable = True
+            obs = Observation(t, unknown_cells(board, recognizer.game))
+            results.append({"image": path, **obs.to_json(), "board": board.name, "game": recognizer.game,
+                            "error": why})
+            if not args.json:
+                print(obs.to_line(), flush=True)
+            continue
+        result = recognizer.read(image, t)
+        if not result.ok:
+            print(f"arbiter recognize: {path}: {result.error}", file=sys.stderr)
+            no_board = True
+        results.append({"image": path, **result.to_json()})
+        if not args.json:
+            print(result.observation.to_line(), flush=True)
+    if args.json:
+        print(json.dumps(results, indent=1))
+    return 2 if unreadable else 1 if no_board else 0
+
+
 def add_vision_parsers(sub: Any) -> None:
     p = sub.add_parser("markers", help="a printable sheet of a board's fiducial markers at exact size")
     p.add_argument("--board", required=True, help="board name (hardware/boards/NAME.json) or a geometry file")
@@ -33,6 +91,15 @@ def add_vision_parsers(sub: Any) -> None:
     p.add_argument("--dpi", type=int, default=300, help="resolution of a .png sheet (default 300)")
     p.set_defaults(func=run_markers)
     add_calibrate_camera_parser(sub)
+
+    p = sub.add_parser("recognize", help="read camera images of a board into observations (JSON Lines)")
+    p.add_argument("--board", required=True, help="board name (hardware/boards/NAME.json) or a geometry file")
+    p.add_argument("images", nargs="+", metavar="IMAGE", help="image files (PNG, JPEG...)")
+    p.add_argument("--game", help="the game on the board, for its colours (default: the board's first game)")
+    p.add_argument("--camera", metavar="FILE", help="camera intrinsics from arbiter calibrate-camera (JSON)")
+    p.add_argument("--json", action="store_true", help="a JSON array with the pose and per-position details")
+    p.add_argument("--interval", type=float, default=1.0, help="seconds between images, for t (default 1)")
+    p.set_defaults(func=run_recognize)
 
 
 def run_calibrate_camera(args: argparse.Namespace) -> int:

@@ -37,6 +37,10 @@ class Intrinsics:
     rms: float | None = None
 
     @property
+    def size(self) -> tuple[int, int]:
+        return (self.width, self.height)
+
+    @property
     def K(self) -> np.ndarray:
         return np.array([[self.fx, 0.0, self.cx], [0.0, self.fy, self.cy], [0.0, 0.0, 1.0]])
 

@@ -1,0 +1,237 @@
+"""Recognition (vision/recognize*.py) on rendered frames: random legal positions, cameras,
+light, noise, blur and JPEG. The hard requirement is that no position is ever read as a
+definite value that differs from the truth (a confident wrong reading); an uncertain
+position is ``?``. Accuracy floors are set a little under what was measured (docs/vision.md).
+Hands make the positions they cover unknown; frames without a usable board are all unknown
+with an error that says why. 640x480 frames keep the file quick."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import cv2
+import numpy as np
+import pytest
+
+from host.cli import main as arbiter
+from host.observation import Observation
+from vision.geometry import load_board
+from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
+from vision.recognize_balls import Reading, settle
+from vision.recognize_pyramid import Layout
+from vision.recognize_train import scenes
+from vision.render import Camera, random_hand, render
+
+PYRAMID = load_board("pyramid-4")
+GRID = load_board("grid-9")
+SMALL = ((640, 480), (640, 480), (800, 600))
+
+
+def tally(results: list[tuple[Recognition, dict[str, str]]]) -> Counter:
+    """Characters right, wrong (confidently), unknown; boards wholly right; frames with no pose."""
+    c: Counter = Counter()
+    for result, truth in results:
+        if not result.ok:
+            c["no_pose"] += 1
+            continue
+        c["frames"] += 1
+        whole = True
+        for name, seen in result.observation.cells.items():
+            actual = truth.get(name, "." * len(seen))
+            for s, a in zip(seen, actual):
+                if s == "?":
+                    c["unknown"] += 1
+                    whole = False
+                elif s == a or (s == "#" and a != "."):
+                    c["right"] += 1
+                else:
+                    c["wrong"] += 1
+                    whole = False
+        c["boards"] += whole
+    return c
+
+
+def run_set(board, seed: int, count: int, *, hands: float = 0.0, game: str | None = None):
+    recognizers = {g: Recognizer(board, g) for g in board.games}
+    out = []
+    for sc in scenes(board, random.Random(seed), count, hands=hands, resolutions=SMALL):
+        out.append((recognizers[sc.game].read(sc.frame.image), sc.cells))
+    return out
+
+
+@pytest.fixture(scope="module")
+def pyramid_set():
+    return run_set(PYRAMID, 101, 110)
+
+
+def test_pyramid_no_confident_wrong_reading(pyramid_set):
+    c = tally(pyramid_set)
+    assert c["wrong"] == 0, c
+
+
+def test_pyramid_accuracy(pyramid_set):
+    c = tally(pyramid_set)
+    read = c["right"] + c["wrong"] + c["unknown"]
+    assert c["frames"] >= 0.8 * len(pyramid_set)  # the rest: too few markers decoded
+    assert c["right"] / read >= ACCURACY_FLOOR, c
+    assert c["boards"] / c["frames"] >= BOARD_FLOOR, c
+
+
+def test_hands_make_covered_positions_unknown():
+    """Hands low over the board: every position a hand covers (half of it or more) is
+    ``?``, and nothing is read wrong."""
+    rng = random.Random(202)
+    recs = {g: Recognizer(PYRAMID, g) for g in PYRAMID.games}
+    covered = unknown = 0
+    results = []
+    for sc in scenes(PYRAMID, rng, 30, hands=1.0, resolutions=SMALL):
+        result = recs[sc.game].read(sc.frame.image)
+        results.append((result, sc.cells))
+        if not result.ok:
+            continue
+        for name, truth in sc.frame.truth.items():
+            if truth.hand and truth.covered >= 0.5:
+                covered += 1
+                unknown += result.observation.cells[name] == "?"
+    assert tally(results)["wrong"] == 0
+    assert covered >= 30
+    assert unknown == covered
+
+
+def test_a_hand_over_an_empty_board_is_not_balls():
+    cam = Camera.look_at((0, -150, 480), (0, 0, 0), 60, 640, 480)
+    rec = Recognizer(PYRAMID, "pylos")
+    for k in range(6):
+        rng = random.Random(300 + k)
+        hand = random_hand(PYRAMID, rng, over=(rng.uniform(-40, 40), rng.uniform(-40, 40)), height_mm=(20, 60))
+        frame = render(PYRAMID, {}, cam, hands=[hand], rng=rng, noise=1.5, blur=0.5)
+        cells = rec.read(frame.image).observation.cells
+        assert set(cells.values()) <= {".", "?"}
+
+
+def test_grid_tiles_and_controllers():
+    results = run_set(GRID, 404, 30)
+    c = tally(results)
+    assert c["wrong"] == 0, c
+    assert c["right"] / (c["right"] + c["unknown"]) >= GRID_FLOOR, c
+
+
+def test_support_rules():
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    r = {i: Reading("?", "x") for i in range(len(layout.names))}
+    r[index["1a1"]] = Reading(".", "seen empty")
+    r[index["2a1"]] = Reading("W", "seen")  # over an empty support: both unknown
+    r[index["1d4"]] = Reading(".", "seen empty")
+    out = settle(layout, r, "WBR")
+    assert out[index["2a1"]].code == "?" and out[index["1a1"]].code == "?"
+    assert out[index["2c3"]].code == "."  # rests on 1d4, which is empty
+    assert out[index["3b2"]].code == "."  # rests on 2c3
+    assert out[index["4a1"]].code == "."
+
+
+def blot(image: np.ndarray, cam: Camera, board, keep: set[int]) -> np.ndarray:
+    out = image.copy()
+    for m in board.markers:
+        if m.id not in keep:
+            h = board.marker_size / 2 + 5
+            x, y = m.centre
+            quad = cam.project([(x - h, y - h, 0), (x + h, y - h, 0), (x + h, y + h, 0), (x - h, y + h, 0)])
+            cv2.fillConvexPoly(out, np.rint(quad).astype(np.int32), (140, 184, 214))
+    return out
+
+
+@pytest.mark.parametrize("image, message", [
+    (np.zeros((480, 640, 3), np.uint8), "blank frame"),
+    (np.random.default_rng(3).integers(0, 256, (480, 640, 3), dtype=np.uint8), "no marker"),
+    (np.full((480, 640, 3), 90, np.uint8), "blank frame"),
+    (np.zeros((8, 8, 3), np.uint8), "too small"),
+    (b"\x89PNG garbage", "not an image"),
+    (None, "not an image"),
+])
+def test_frames_without_a_board_are_all_unknown(image, message):
+    result = recognize(image, PYRAMID, "sparks", t=3.0)
+    assert not result.ok and message in result.error
+    assert result.observation.t == 3.0
+    assert set(result.observation.cells.values()) == {"?"}
+    assert len(result.observation.cells) == 30
+
+
+def test_one_marker_is_all_unknown():
+    cam = Camera.look_at((0, -200, 450), (0, 0, 0), 60, 640, 480)
+    frame = render(PYRAMID, {"1a1": "W"}, cam, rng=random.Random(1), noise=1.0)
+    assert recognize(frame.image, PYRAMID, "sparks").ok
+    result = recognize(blot(frame.image, cam, PYRAMID, {2}), PYRAMID, "sparks")
+    assert not result.ok and "only marker 2" in result.error
+    assert set(result.observation.cells.values()) == {"?"}
+    grid = recognize(np.zeros((480, 640, 3), np.uint8), GRID)
+    assert grid.game == "sparklies" and set(grid.observation.cells.values()) == {"??"}
+
+
+def test_a_board_for_another_game_is_refused():
+    with pytest.raises(RecognitionError, match="not sparklies"):
+        Recognizer(PYRAMID, "sparklies")
+    assert Recognizer(PYRAMID).game == "pylos"
+
+
+def test_observation_line_and_json():
+    cam = Camera.look_at((0, -200, 450), (0, 0, 0), 60, 640, 480)
+    frame = render(PYRAMID, {"1a1": "W", "1b1": "R"}, cam, rng=random.Random(2), noise=1.0)
+    result = recognize(frame.image, PYRAMID, "sparks", t=1.5)
+    line = json.loads(result.observation.to_line())
+    assert line["t"] == 1.5 and set(line["cells"]) == {p.name for p in PYRAMID.positions}
+    assert isinstance(result.observation, Observation)
+    data = result.to_json()
+    assert data["pose"]["markers"] == [0, 1, 2, 3] and data["board"] == "pyramid-4"
+    assert set(data["details"]) == set(line["cells"])
+
+
+def write_png(path, image) -> str:
+    cv2.imwrite(str(path), image)
+    return str(path)
+
+
+def test_cli_recognize(tmp_path, capsys):
+    cam = Camera.look_at((0, -200, 450), (0, 0, 0), 60, 640, 480)
+    frame = render(PYRAMID, {"1a1": "W", "1b1": "B"}, cam, rng=random.Random(4), noise=1.0)
+    good = write_png(tmp_path / "good.png", frame.image)
+    black = write_png(tmp_path / "black.png", np.zeros((480, 640, 3), np.uint8))
+    assert arbiter(["recognize", "--board", "pyramid-4", "--game", "sparks", good]) == 0
+    out = capsys.readouterr()
+    lines = out.out.strip().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["t"] == 0.0
+    assert arbiter(["recognize", "--board", "pyramid-4", "--game", "sparks", good, black]) == 1
+    out = capsys.readouterr()
+    assert len(out.out.strip().splitlines()) == 2
+    assert "black.png: blank frame" in out.err
+    assert arbiter(["recognize", "--board", "pyramid-4", good, "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data[0]["image"] == good and data[0]["game"] == "pylos" and "pose" in data[0]
+
+
+def test_cli_recognize_bad_input(tmp_path, capsys):
+    garbage = tmp_path / "garbage.jpg"
+    garbage.write_bytes(b"\x00\x01 not a jpeg")
+    assert arbiter(["recognize", "--board", "pyramid-4", str(garbage)]) == 2
+    out = capsys.readouterr()
+    assert "garbage.jpg: not an image" in out.err
+    assert set(json.loads(out.out)["cells"].values()) == {"?"}
+    assert arbiter(["recognize", "--board", "pyramid-4", str(tmp_path / "missing.png")]) == 2
+    assert "missing.png" in capsys.readouterr().err
+    assert arbiter(["recognize", "--board", "nonesuch", str(garbage)]) == 2
+    assert "no board 'nonesuch'" in capsys.readouterr().err
+    assert arbiter(["recognize", "--board", "pyramid-4", "--game", "sparklies", str(garbage)]) == 2
+    assert arbiter(["recognize", "--board", "pyramid-4", "--camera", str(garbage), str(garbage)]) == 2
+    assert "garbage.jpg: not JSON" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        arbiter(["recognize", "--board", "pyramid-4"])
+    assert exc.value.code == 2
+
+
+#: floors a little under the measured figures (docs/vision.md): on these sets, 54 % of
+#: the pyramid positions and 53 % of the grid characters were read (the rest ``?``)
+ACCURACY_FLOOR = 0.45
+BOARD_FLOOR = 0.0
+GRID_FLOOR = 0.45

@@ -1,0 +1,393 @@
+"""The camera's pose (and focal length) from the board's ArUco markers, frame by frame.
+
+The camera model is the one an uncalibrated webcam allows: principal point at the image
+centre, square pixels, no distortion; only the focal length is unknown. It is estimated
+from the plane homography of the marker corners (Zhang's two constraints with the
+principal point known), refined with the pose by least squares, and pulled towards a
+typical webcam's focal length as far as the view leaves it uncertain: seen nearly
+fronto-parallel, a plane does not tell the focal length at all (the distance and the focal
+length trade off exactly). The pose then still maps the board's surface right, and points
+above it (the balls) move by a few per cent of their height at most.
+
+With an intrinsics file (``camera_matrix`` 3x3, optional ``dist_coeffs``), the focal length
+is taken from it instead. Fewer than :data:`MIN_MARKERS` markers: :class:`PoseError`, and
+the caller reports the whole frame unknown.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Iterable, Mapping, Sequence
+
+import cv2
+import numpy as np
+
+from .geometry import Board
+from .intrinsics import Intrinsics, IntrinsicsError
+
+#: markers needed: three, whose twelve corners span the board. Two markers' corners lie in
+#: a narrow band, which leaves the tilt about the line through them loose (9 px of error on
+#: the balls of a rendered frame, even with the focal length known) and the focal length
+#: unknown; one marker is a 30 mm base.
+MIN_MARKERS = 3
+#: the focal length assumed before the view says otherwise: a 70 degree horizontal field of
+#: view, the middle of the 50-90 degree webcam range (f = 0.714 x image width)
+DEFAULT_FOV_DEG = 70.0
+#: how far (standard deviation of log f) a webcam's focal length strays from the default
+FOCAL_PRIOR_SIGMA = 0.35
+#: how far (px, per coordinate) detected corners stray from the truth, bias included: it
+#: sets how much a reprojection error profile says about the focal length
+CORNER_NOISE_PX = 0.7
+#: a pose whose marker corners reproject worse than this (px, RMS) is refused
+MAX_REPROJECTION_PX = 3.0
+
+
+class PoseError(ValueError):
+    """No usable pose in this frame: says why (no board, too few markers, a bad fit)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Pose:
+    """The camera for one frame: ``K`` (3x3), ``R``, ``t`` (world mm -> camera, OpenCV
+    convention), distortion, the marker ids used, the corners' RMS reprojection error in
+    pixels and where the focal length came from (``intrinsics``, ``estimated``,
+    ``default``: nearly fronto-parallel, or ``blend`` of the two)."""
+
+    K: np.ndarray
+    R: np.ndarray
+    t: np.ndarray
+    markers: tuple[int, ...]
+    reprojection_px: float
+    focal_source: str = "estimated"
+    dist: np.ndarray | None = None
+    size: tuple[int, int] = (0, 0)
+
+    @property
+    def focal(self) -> float:
+        return float(self.K[0, 0])
+
+    @property
+    def centre(self) -> np.ndarray:
+        """The camera's position in board coordinates (mm)."""
+        return -self.R.T @ self.t
+
+    def to_camera(self, points: np.ndarray) -> np.ndarray:
+        return np.asarray(points, dtype=np.float64).reshape(-1, 3) @ self.R.T + self.t
+
+    def project(self, points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """Pixel coordinates (N x 2) of board points (N x 3 mm); NaN behind the camera."""
+        c = self.to_camera(np.asarray(points, dtype=np.float64))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            x, y = c[:, 0] / c[:, 2], c[:, 1] / c[:, 2]
+        if self.dist is not None and self.dist.size and np.any(self.dist):
+            uv, _ = cv2.projectPoints(np.stack([x, y, np.ones_like(x)], 1), np.zeros(3), np.zeros(3), self.K, self.dist)
+            uv = uv.reshape(-1, 2)
+        else:
+            uv = np.stack([self.K[0, 0] * x + self.K[0, 2], self.K[1, 1] * y + self.K[1, 2]], 1)
+        uv[c[:, 2] <= 1e-9] = np.nan
+        return uv
+
+
+@lru_cache(maxsize=8)
+def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR  # the most accurate on rendered frames
+    # small, blurred markers: read each cell's middle only, at a finer grid, and try more
+    # threshold windows (on rendered 640x480 frames: 81 % of markers found, against 68 %)
+    params.perspectiveRemoveIgnoredMarginPerCell = 0.3
+    params.perspectiveRemovePixelPerCell = 8
+    params.maxErroneousBitsInBorderRate = 0.6
+    params.adaptiveThreshWinSizeMin = 3
+    params.adaptiveThreshWinSizeMax = 33
+    params.adaptiveThreshWinSizeStep = 4
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
+
+
+def as_grey(image: np.ndarray) -> np.ndarray:
+    """A uint8 greyscale view of a BGR or grey frame; PoseError for anything else."""
+    if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
+        raise PoseError("not an image (expected an H x W or H x W x 3 array)")
+    if image.dtype != np.uint8:
+        raise PoseError(f"expected an 8-bit image, got {image.dtype}")
+    if image.ndim == 3:
+        if image.shape[2] == 1:
+            return image[..., 0]
+        if image.shape[2] != 3:
+            raise PoseError(f"expected 1 or 3 channels, got {image.shape[2]}")
+        return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    return image
+
+
+def _detect(grey: np.ndarray, dictionary: str) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    corners, ids, rejected = _detector(dictionary).detectMarkers(grey)
+    found: dict[int, np.ndarray] = {}
+    twice: set[int] = set()
+    for c, i in zip(corners, ids.reshape(-1) if ids is not None else ()):
+        i = int(i)
+        if i in found:
+            twice.add(i)
+        found[i] = c.reshape(4, 2).astype(np.float64)
+    quads = [r.reshape(4, 2).astype(np.float64) for r in rejected]
+    return {i: c for i, c in found.items() if i not in twice}, quads
+
+
+def detect(image: np.ndarray, dictionary: str, *, want: Iterable[int] = ()) -> dict[int, np.ndarray]:
+    """Every marker of ``dictionary`` seen once: id -> its 4 corners (4 x 2, ArUco order).
+    An id seen twice is dropped (a reflection or a second sheet cannot be trusted). When
+    some of the ``want`` ids are missing from a small frame, it is looked at again at twice
+    the size (small markers decode better there)."""
+    return detect_with_quads(image, dictionary, want=want)[0]
+
+
+def detect_with_quads(image: np.ndarray, dictionary: str, *,
+                      want: Iterable[int] = ()) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
+    """:func:`detect`, and the dark quadrilaterals that were not decoded (candidates for
+    markers too small or too blurred to read)."""
+    grey = as_grey(image)
+    found, quads = _detect(grey, dictionary)
+    want = set(want)
+    if want and not want <= set(found) and max(grey.shape) <= 1400:
+        big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+        more, more_quads = _detect(big, dictionary)
+        for i, c in more.items():
+            found.setdefault(i, (c + 0.5) / 2 - 0.5)
+        quads += [(q + 0.5) / 2 - 0.5 for q in more_quads]
+    return found, quads
+
+
+def identify(frame: np.ndarray, boards: Iterable[Board]) -> tuple[Board, dict[int, np.ndarray]] | None:
+    """The board in view (the one with most of its marker ids detected) and its
+    detections; None when no board's marker is seen."""
+    best: tuple[int, Board, dict[int, np.ndarray]] | None = None
+    cache: dict[str, dict[int, np.ndarray]] = {}
+    for board in boards:
+        if board.dictionary not in cache:
+            cache[board.dictionary] = detect(frame, board.dictionary)
+        ids = {m.id for m in board.markers}
+        mine = {i: c for i, c in cache[board.dictionary].items() if i in ids}
+        if mine and (best is None or len(mine) > best[0]):
+            best = (len(mine), board, mine)
+    return None if best is None else (best[1], best[2])
+
+
+def default_focal(width: int) -> float:
+    return (width / 2) / math.tan(math.radians(DEFAULT_FOV_DEG) / 2)
+
+
+def principal_point(width: int, height: int) -> tuple[float, float]:
+    """The image centre with pixel centres at integer coordinates."""
+    return (width - 1) / 2, (height - 1) / 2
+
+
+def zhang_focal(H: np.ndarray, cx: float, cy: float) -> float | None:
+    """The focal length from a plane's homography with the principal point known (Zhang's
+    constraints h1'w h2 = 0 and h1'w h1 = h2'w h2, w = K^-T K^-1, solved together for
+    1/f^2); None when the view leaves it unobservable (nearly fronto-parallel) or the
+    answer is not a focal length."""
+    T = np.array([[1.0, 0.0, -cx], [0.0, 1.0, -cy], [0.0, 0.0, 1.0]])
+    h = T @ H
+    h1, h2 = h[:, 0], h[:, 1]
+    # a * (1/f^2) + b = 0 for each constraint
+    a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+    b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+    scale = np.abs(a).max()
+    if scale == 0:
+        return None
+    a, b = a / scale, b / scale
+    denom = float(a @ a)
+    w = -float(a @ b) / denom
+    if not w > 0:
+        return None
+    return 1.0 / math.sqrt(w)
+
+
+def _rss(obj: np.ndarray, img: np.ndarray, f: float, cx: float, cy: float) -> float:
+    """Sum of squared reprojection errors (px^2) of the best pose with focal length f."""
+    K = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
+    ok, rvec, tvec = cv2.solvePnP(obj, img, K, None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        return math.inf
+    rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, None, rvec, tvec)
+    proj, _ = cv2.projectPoints(obj, rvec, tvec, K, None)
+    return float(np.sum((proj.reshape(-1, 2) - img) ** 2))
+
+
+def _profile(obj: np.ndarray, img: np.ndarray, f0: float, cx: float, cy: float) -> tuple[float, float]:
+    """The focal length that fits best and its uncertainty (standard deviation of log f),
+    from the reprojection error profile: a parabola in log f through three fits. A flat
+    profile (a view nearly square on to the board) gives a large uncertainty."""
+    step = 0.15
+    logs = [math.log(f0) + k * step for k in (-1, 0, 1)]
+    rss = [_rss(obj, img, math.exp(v), cx, cy) for v in logs]
+    for _ in range(6):  # walk downhill until the middle one is the lowest
+        if not all(math.isfinite(r) for r in rss):
+            return f0, math.inf
+        if rss[0] < rss[1]:
+            logs = [logs[0] - step] + logs[:2]
+            rss = [_rss(obj, img, math.exp(logs[0]), cx, cy)] + rss[:2]
+        elif rss[2] < rss[1]:
+            logs = logs[1:] + [logs[2] + step]
+            rss = rss[1:] + [_rss(obj, img, math.exp(logs[2]), cx, cy)]
+        else:
+            break
+    curvature = (rss[0] - 2 * rss[1] + rss[2]) / (step * step)  # d2 RSS / d(log f)2
+    if not curvature > 0:
+        return math.exp(logs[1]), math.inf
+    best = logs[1] + max(-step, min(step, (rss[0] - rss[2]) / (2 * curvature * step)))
+    # RSS ~ N(0, CORNER_NOISE) per coordinate: log-likelihood curvature = curvature / (2 noise^2)
+    sigma = CORNER_NOISE_PX * math.sqrt(2.0 / curvature)
+    return math.exp(best), sigma
+
+
+def _focal(obj: np.ndarray, img: np.ndarray, width: int, height: int) -> tuple[float, str]:
+    """The focal length: the plane's estimate combined with the typical webcam's in log
+    space, each weighted by its certainty."""
+    cx, cy = principal_point(width, height)
+    prior = default_focal(width)
+    H, _ = cv2.findHomography(obj[:, :2], img, 0)
+    f0 = zhang_focal(H, cx, cy) if H is not None else None
+    if f0 is None or not 0.2 * prior < f0 < 5 * prior:
+        f0 = prior
+    f, sigma = _profile(obj, img, f0, cx, cy)
+    if not 0.2 * prior < f < 5 * prior or not math.isfinite(sigma):
+        return prior, "default"
+    w_est, w_prior = 1 / sigma ** 2, 1 / FOCAL_PRIOR_SIGMA ** 2
+    log_f = (w_est * math.log(f) + w_prior * math.log(prior)) / (w_est + w_prior)
+    share = w_est / (w_est + w_prior)
+    source = "estimated" if share > 0.95 else "default" if share < 0.05 else "blend"
+    return math.exp(log_f), source
+
+
+def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int, int], *,
+             intrinsics: Intrinsics | None = None) -> Pose:
+    """The pose from detected markers (id -> 4 x 2 corners) of ``board`` in an image of
+    ``size`` (width, height). PoseError when too few markers or a bad fit."""
+    width, height = size
+    by_id = {m.id: m for m in board.markers}
+    used = sorted(i for i in detections if i in by_id)
+    if len(used) < MIN_MARKERS:
+        seen = {0: "no marker", 1: f"only marker {used[0] if used else ''}"}.get(
+            len(used), "only markers " + " and ".join(str(i) for i in used))
+        raise PoseError(f"{seen} of {board.name} in view; the pose needs at least {MIN_MARKERS}")
+    obj = np.array([c for i in used for c in board.marker_corners(by_id[i])], dtype=np.float64)
+    img = np.concatenate([detections[i] for i in used]).astype(np.float64)
+    if intrinsics is not None:
+        if intrinsics.size != (width, height):
+            try:
+                intrinsics = intrinsics.scaled(width, height)  # the same camera at another resolution
+            except IntrinsicsError as exc:
+                raise PoseError(str(exc)) from None
+        K, dist, source = intrinsics.K, intrinsics.dist, "intrinsics"
+    else:
+        f, source = _focal(obj, img, width, height)
+        cx, cy = principal_point(width, height)
+        K, dist = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]]), np.zeros(0)
+    ok, rvec, tvec = cv2.solvePnP(obj, img, K, dist if dist.size else None, flags=cv2.SOLVEPNP_IPPE)
+    if not ok:
+        raise PoseError("the markers do not give a pose")
+    rvec, tvec = cv2.solvePnPRefineLM(obj, img, K, dist if dist.size else None, rvec, tvec)
+    R, _ = cv2.Rodrigues(rvec)
+    t = tvec.reshape(3)
+    pose = Pose(K, R, t, tuple(used), 0.0, source, dist if dist.size else None, (width, height))
+    err = float(np.sqrt(np.mean(np.sum((pose.project(obj) - img) ** 2, axis=1))))
+    if not math.isfinite(err) or err > MAX_REPROJECTION_PX:
+        raise PoseError(f"the markers of {board.name} do not fit one plane view ({err:.1f} px RMS)")
+    if (pose.to_camera(obj)[:, 2] <= 0).any() or pose.centre[2] <= 0:
+        raise PoseError("the pose puts the camera below the board")
+    return Pose(K, R, t, tuple(used), err, source, dist if dist.size else None, (width, height))
+
+
+def _rough_pose(found: Mapping[int, np.ndarray], board: Board,
+                size: tuple[int, int]) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Pose hypotheses (K, rvec, tvec) from whatever markers were decoded, with the
+    typical focal length: one marker gives two (a small square's pose is ambiguous)."""
+    by_id = {m.id: m for m in board.markers}
+    ids = [i for i in found if i in by_id]
+    f = default_focal(size[0])
+    cx, cy = principal_point(*size)
+    K = np.array([[f, 0.0, cx], [0.0, f, cy], [0.0, 0.0, 1.0]])
+    obj = np.array([c for i in ids for c in board.marker_corners(by_id[i])], dtype=np.float64)
+    img = np.concatenate([found[i] for i in ids]).astype(np.float64)
+    flag = cv2.SOLVEPNP_IPPE_SQUARE if len(ids) == 1 else cv2.SOLVEPNP_IPPE
+    if len(ids) == 1:  # IPPE_SQUARE wants the square centred on its own origin
+        centre = np.array([*by_id[ids[0]].centre, 0.0])
+        obj = obj - centre
+    try:
+        n, rvecs, tvecs, _ = cv2.solvePnPGeneric(obj, img, K, None, flags=flag)
+    except cv2.error:
+        return []
+    out = []
+    for r, t in zip(rvecs, tvecs):
+        if len(ids) == 1:
+            R, _ = cv2.Rodrigues(r)
+            t = t.reshape(3) - R @ centre
+        out.append((K, r.reshape(3), np.asarray(t, dtype=np.float64).reshape(3)))
+    return out
+
+
+def complete(found: dict[int, np.ndarray], quads: list[np.ndarray], board: Board,
+             size: tuple[int, int]) -> dict[int, np.ndarray]:
+    """Markers that were seen as dark quadrilaterals but not decoded, added where a rough
+    pose from the decoded ones predicts a marker of the board: the quadrilateral must lie
+    where the marker should be (within a third of its size) and be about its size, and
+    its corners are taken in the predicted order."""
+    by_id = {m.id: m for m in board.markers}
+    missing = [i for i in by_id if i not in found]
+    if not missing or not quads or not any(i in by_id for i in found):
+        return found
+    centres = np.array([q.mean(axis=0) for q in quads])
+    best: dict[int, np.ndarray] | None = None
+    for K, rvec, tvec in _rough_pose(found, board, size):
+        added = dict(found)
+        for i in missing:
+            corners = np.array(board.marker_corners(by_id[i]), dtype=np.float64)
+            pred, _ = cv2.projectPoints(corners, rvec, tvec, K, None)
+            pred = pred.reshape(4, 2)
+            side = float(np.mean(np.linalg.norm(pred - np.roll(pred, 1, axis=0), axis=1)))
+            d = np.linalg.norm(centres - pred.mean(axis=0), axis=1)
+            k = int(d.argmin())
+            if d[k] > max(side / 3, 3.0):
+                continue
+            q = quads[k]
+            q_side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+            if not 0.6 < q_side / side < 1.6:
+                continue
+            turns = [np.roll(q, -r, axis=0) for r in range(4)] + [np.roll(q[::-1], -r, axis=0) for r in range(4)]
+            errs = [float(np.mean(np.linalg.norm(tq - pred, axis=1))) for tq in turns]
+            j = int(np.argmin(errs))
+            if errs[j] < max(side / 4, 2.5):
+                added[i] = turns[j]
+        if best is None or len(added) > len(best):
+            best = added
+    return best if best is not None else found
+
+
+def estimate_pose(image: np.ndarray, board: Board, *, intrinsics: Intrinsics | None = None) -> Pose:
+    """Detect ``board``'s markers in ``image`` and estimate the pose (PoseError if not).
+    Markers that are too small or blurred to decode but sit where the decoded ones say
+    they should are used too (:func:`complete`); the final fit must still hold."""
+    grey = as_grey(image)
+    size = (grey.shape[1], grey.shape[0])
+    ids = {m.id for m in board.markers}
+    found, quads = detect_with_quads(grey, board.dictionary, want=ids)
+    found = {i: c for i, c in found.items() if i in ids}
+    if len(found) < len(ids):
+        found = complete(found, quads, board, size)
+    return estimate(found, board, size, intrinsics=intrinsics)
+
+
+def smooth(previous: Pose | None, current: Pose, *, alpha: float = 0.5, max_jump_mm: float = 5.0) -> Pose:
+    """Exponential smoothing of the camera's position and focal length between frames; a
+    jump of more than ``max_jump_mm`` (the camera or board moved) starts afresh."""
+    if previous is None or previous.size != current.size or not set(previous.markers) & set(current.markers):
+        return current
+    if float(np.linalg.norm(previous.centre - current.centre)) > max_jump_mm:
+        return current
+    rp, _ = cv2.Rodrigues(previous.R)
+    rc, _ = cv2.Rodrigues(current.R)
+    R, _ = cv2.Rodrigues(alpha * rc + (1 - alpha) * rp)
+    t = alpha * current.t + (1 - alpha) * previous.t
+    K = alpha * current.K + (1 - alpha) * previous.K
+    return Pose(K, R, t, current.markers, current.reprojection_px, current.focal_source, current.dist, current.size)

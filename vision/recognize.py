@@ -1,0 +1,189 @@
+"""Recognition: one camera frame of a board -> the referee's Observation.
+
+    from vision.geometry import load_board
+    from vision.recognize import recognize
+    result = recognize(image, load_board("pyramid-4"), "sparks", t=12.5)
+    result.observation.to_line()   # {"t":12.5,"cells":{"1a1":"W","1b1":".",...}}
+
+The pose comes from the board's markers (vision/pose.py) unless one is passed in. The
+plate's colour is measured in the frame and every colour is judged relative to it. Pyramid
+boards are read by vision/recognize_balls.py, grids by vision/recognize_grid.py; arms over
+the board are looked for by vision/recognize_hands.py. Whatever cannot be read with
+confidence is ``?``; a frame with no usable pose is all ``?`` with ``error`` saying why.
+Nothing here raises for a bad frame: a daemon can feed it anything.
+
+:class:`Recognizer` keeps what depends only on the board (sample layouts, the model), so a
+stream of frames pays for it once; :func:`recognize` builds one per call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from host.observation import Observation
+
+from .geometry import Board
+from .pose import Intrinsics, Pose, PoseError, as_grey, estimate_pose
+from .recognize_balls import Reading, Thresholds, read_pyramid
+from .recognize_colour import margin_points, measure_plate, prototypes
+from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
+from .recognize_hands import band_points, find_hands
+from .recognize_model import Ensemble, load
+from .recognize_pyramid import Geometry, Layout
+
+#: ball letters by game
+LETTERS = {"pylos": "LD", "sparks": "WBR"}
+#: a new pose that moves the board less than this (pixels) keeps the previous one
+STEADY_PX = 0.3
+
+
+class RecognitionError(ValueError):
+    """Recognition cannot run at all: an unknown game for the board, no trained model."""
+
+
+@dataclass(frozen=True, eq=False)
+class Recognition:
+    """The observation, the pose it rests on (None without one), ``error`` (why the frame
+    is all unknown, None when it was read) and per-position details."""
+
+    observation: Observation
+    pose: Pose | None
+    board: str
+    game: str
+    error: str | None = None
+    details: Mapping[str, str] = field(default_factory=dict)
+    hand: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.observation.to_json(), "board": self.board, "game": self.game}
+        if self.error is not None:
+            out["error"] = self.error
+        if self.pose is not None:
+            out["pose"] = {"markers": list(self.pose.markers), "reprojection_px": round(self.pose.reprojection_px, 3),
+                           "focal_px": round(self.pose.focal, 1), "focal_source": self.pose.focal_source,
+                           "camera_mm": [round(float(v), 1) for v in self.pose.centre]}
+        out["hand"] = self.hand
+        out["details"] = dict(self.details)
+        return out
+
+
+def unknown_cells(board: Board, game: str) -> dict[str, str]:
+    mark = "??" if game == "sparklies" else "?"
+    return {p.name: mark for p in board.positions}
+
+
+class Recognizer:
+    """Recognition for one board and game; ``read`` a frame at a time."""
+
+    def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
+                 model: Ensemble | None = None, thresholds: Thresholds = Thresholds()):
+        game = game or board.games[0]
+        if game not in board.games:
+            raise RecognitionError(f"{board.name} is a board for {', '.join(board.games)}, not {game}")
+        self.board = board
+        self.game = game
+        self.intrinsics = intrinsics
+        self.thresholds = thresholds
+        self.protos = prototypes(board.colours or {}, board.plate_colour)
+        self.rings = band_points(board)
+        self.margin = margin_points(board)
+        self._geometry: tuple[Pose, Geometry] | None = None
+        self._grid_geometry: tuple[Pose, GridGeometry] | None = None
+        if board.kind == "pyramid":
+            self.layout: Layout | None = Layout.of(board)
+            self.model = model or load()
+            if self.model is None:
+                raise RecognitionError("no trained model: run python -m vision.recognize_train")
+        else:
+            self.layout = None
+            self.grid = GridLayout.of(board)
+            self.tiles = tile_prototypes(board)
+            self.albedo = plate_albedos(board)
+
+    def unknown(self, t: float, error: str, pose: Pose | None = None) -> Recognition:
+        return Recognition(Observation(t, unknown_cells(self.board, self.game)), pose, self.board.name, self.game,
+                           error)
+
+    def geometry(self, pose: Pose) -> Geometry:
+        """The sample geometry for ``pose``, kept while the same pose is passed again (a
+        camera on a stand, or a smoothed pose)."""
+        if self._geometry is None or self._geometry[0] is not pose:
+            assert self.layout is not None
+            self._geometry = (pose, Geometry.of(self.layout, pose))
+        return self._geometry[1]
+
+    def grid_geometry(self, pose: Pose) -> GridGeometry:
+        """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
+        if self._grid_geometry is None or self._grid_geometry[0] is not pose:
+            self._grid_geometry = (pose, GridGeometry.of(self.grid, pose))
+        return self._grid_geometry[1]
+
+    def steady(self, pose: Pose) -> Pose:
+        """The previous frame's pose when the new one moves no point of the board by more
+        than :data:`STEADY_PX` (a camera on a stand): its sample geometry is kept."""
+        last = self._geometry or self._grid_geometry
+        if last is None:
+            return pose
+        old = last[0]
+        if old.size != pose.size:
+            return pose
+        w, d = self.board.plate[0] / 2, self.board.plate[1] / 2
+        probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
+        moved = float(np.max(np.abs(old.project(probe) - pose.project(probe))))
+        return old if moved < STEADY_PX else pose
+
+    def pose(self, image: np.ndarray) -> Pose:
+        """The frame's pose from the markers (PoseError if none)."""
+        return estimate_pose(image, self.board, intrinsics=self.intrinsics)
+
+    def read(self, image: Any, t: float = 0.0, pose: Pose | None = None) -> Recognition:
+        """The observation of one frame (BGR uint8, H x W x 3); never raises for a bad
+        frame: the result is all unknown and ``error`` says why."""
+        try:
+            grey = as_grey(image)
+        except PoseError as exc:
+            return self.unknown(t, str(exc))
+        if grey.shape[0] < 16 or grey.shape[1] < 16:
+            return self.unknown(t, f"image of {grey.shape[1]}x{grey.shape[0]} pixels is too small")
+        if image.ndim != 3 or image.shape[2] != 3:
+            image = np.repeat(grey[..., None], 3, axis=2)
+        if pose is None:
+            if int(grey.max()) - int(grey.min()) < 16:
+                return self.unknown(t, "blank frame (no contrast): is the lens covered or the room dark?")
+            try:
+                pose = self.steady(self.pose(grey))
+            except PoseError as exc:
+                return self.unknown(t, str(exc))
+        plate = measure_plate(image, self.board, pose, self.margin).colour
+        hands = find_hands(image, pose, self.rings)
+        if self.layout is not None:
+            readings = read_pyramid(image, self.layout, self.geometry(pose), plate, self.protos, LETTERS[self.game],
+                                    self.model, hands, self.thresholds)
+            cells = {n: r.code for n, r in readings.items()}
+            details = {n: _describe(r) for n, r in readings.items()}
+        else:
+            cellr = read_grid(image, self.grid, self.grid_geometry(pose), plate, self.tiles, self.albedo)
+            cells = {n: r.code for n, r in cellr.items()}
+            details = {n: r.why for n, r in cellr.items()}
+        return Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present)
+
+
+def _describe(r: Reading) -> str:
+    p = r.p
+    if p[0] == p[0]:
+        return f"{r.why} (empty {p[0]:.2f}, ball {p[1]:.2f}, hand {p[2]:.2f})"
+    return r.why
+
+
+def recognize(image: Any, board: Board, game: str | None = None, *, pose: Pose | None = None,
+              intrinsics: Intrinsics | None = None, t: float = 0.0) -> Recognition:
+    """One frame's observation (see :class:`Recognizer`); ``game`` defaults to the board's
+    first."""
+    return Recognizer(board, game, intrinsics=intrinsics).read(image, t, pose)

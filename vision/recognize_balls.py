@@ -1,0 +1,165 @@
+"""Reading a pyramid board: every position's measures (vision/recognize_features.py),
+weighed by the model (vision/recognize_model.py) into empty, ball or hand, then the ball's
+colour from its samples, then the support rules.
+
+Positions are read top-down (level 4 first): a sample counts only where no ball that may be
+present hides it. A position is reported only when the model is sure (thresholds chosen on
+rendered frames so that none was confidently wrong); otherwise it is ``?``. The support
+rules close the reading: a ball seen over a support read empty makes both unknown, a
+position over a support read empty is empty (nothing floats), and a ball whose supports are
+not all seen as balls (or hidden under it) is unknown.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .recognize_colour import LINEAR
+from .recognize_features import measure_level
+from .recognize_hands import HandSigns
+from .recognize_pyramid import Geometry, Layout
+
+
+#: balls of the plate's lightness, told from it by shading alone
+LIGHT = "LW"
+HIDDEN = "not enough of it in view"
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    """Probabilities needed for a reading."""
+
+    ball: float = 0.99
+    empty: float = 0.99
+    hand: float = 0.03
+    #: the least upward shading slope (per unit normal, relative to the mean) of a light ball
+    light_up: float = 0.2
+    #: the least centre-minus-edge brightness (log) of a light ball
+    light_centre: float = -0.5
+    #: an empty reading is refused when the place is shaded like a ball: up and fit above these
+    empty_up: float = 0.5
+    empty_fit: float = 0.75
+    #: the least share of its facing surface a ball above the base must show
+    upper_share: float = 0.4
+    #: fewer usable body samples than this: not read
+    min_samples: int = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """One position: ``code`` (a ball letter, ``#``, ``.``, ``?``), ``why``, and the model's
+    probabilities (empty, ball, hand)."""
+
+    code: str
+    why: str
+    p: tuple[float, float, float] = (math.nan, math.nan, math.nan)
+    shares: dict[str, float] = field(default_factory=dict)
+
+
+def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
+    """A ball's letter from its samples' median brightness (``level``, log relative to the
+    lit plate), red chromaticity relative to the plate's (``red``) and red/green ratio
+    (``rg``), or ``?``. The bands leave a margin around what rendered frames under every
+    light showed: a light wooden ball deep in shadow is as dark as a lit stained one, so
+    only a clearly red-brown dark ball is read as stained, and a white ball in shadow is as
+    dark as a black one in light, so the middle is left unknown."""
+    level, red, rg = float(colour[0]), float(colour[4]), float(colour[2])
+    if letters == "LD":
+        if level > -1.45 and red < 0.5:
+            return "L", f"ball, light wood (level {level:.2f}, red {red:.2f})"
+        if (level < -2.0 and red >= 0.5) or (level < -3.2 and red >= 0.42):
+            return "D", f"ball, dark wood (level {level:.2f}, red {red:.2f})"
+    else:
+        if red >= 0.72 and rg >= 1.5:
+            return "R", f"ball, red (red {red:.2f})"
+        if level > -1.5 and red < 0.32 and rg < 0.2:
+            return "W", f"ball, white (level {level:.2f}, red {red:.2f})"
+        if level < -3.2 and red < 0.5:
+            return "B", f"ball, black (level {level:.2f}, red {red:.2f})"
+    return "?", f"ball, colour unclear (level {level:.2f}, red {red:.2f})"
+
+
+def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.ndarray, count: int, level: int,
+           letters: str, th: Thresholds) -> Reading:
+    """One position from the model's probabilities and its measures. A light ball (white,
+    light wood) must also be brighter on top than at its sides (``up``) and not much darker
+    in the middle than at the edge (``centre_edge``, log): only its shading tells it from
+    the plate, so the model alone is not trusted there. An empty place must not be shaded
+    like a ball, and a ball above the base must be seen over much of its surface (else it
+    may be the balls under it showing through)."""
+    up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
+    probs = (float(p[0]), float(p[1]), float(p[2]))
+    if count < th.min_samples:
+        return Reading("?", HIDDEN, probs)
+    if probs[2] > th.hand:
+        return Reading("?", "hand?", probs, shares)
+    if probs[1] >= th.ball:
+        if level > 1 and share < th.upper_share:
+            return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares)
+        code, why = colour_of(colour, letters)
+        if code in LIGHT and (up < th.light_up or centre_edge < th.light_centre):
+            return Reading("?", f"light, but not shaded like a ball (up {up:.2f}, centre {centre_edge:.2f})",
+                           probs, shares)
+        return Reading(code, why, probs, shares)
+    if probs[0] >= th.empty:
+        if up > th.empty_up and fit > th.empty_fit:
+            return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
+        return Reading(".", "empty", probs, shares)
+    return Reading("?", "unsure", probs, shares)
+
+
+def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[int, Reading]:
+    """The support rules (see the module's docstring)."""
+    out = dict(readings)
+    ball = set(letters) | {"#"}
+    order = sorted(out, key=lambda j: layout.levels[j])
+    changed = True
+    while changed:
+        changed = False
+        for i in order:
+            sup = layout.supports[i]
+            if not sup or not any(out[j].code == "." for j in sup):
+                continue
+            if out[i].code in ball:
+                for j in (i, *sup):
+                    if j == i or out[j].code == ".":
+                        out[j] = Reading("?", "support rules: a ball over an empty-looking support", out[j].p)
+                changed = True
+            elif out[i].code == "?":
+                out[i] = Reading(".", "support rules: a support is empty", out[i].p)
+                changed = True
+    # a ball is only as sure as its supports: each must be seen as a ball, or be hidden
+    for i in order:
+        sup = layout.supports[i]
+        if sup and out[i].code in ball and not all(out[j].code in ball or out[j].why == HIDDEN for j in sup):
+            out[i] = Reading("?", "support rules: a support is not seen", out[i].p)
+    return out
+
+
+def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear RGB (R G B order) of a BGR image at (row, column) pixels, and which lie inside."""
+    inside = pixels[:, 0] >= 0
+    px = image[np.where(inside, pixels[:, 0], 0), np.where(inside, pixels[:, 1], 0)]
+    return LINEAR[px[:, ::-1]], inside
+
+
+def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,
+                 letters: str, model, hands: HandSigns, th: Thresholds = Thresholds()) -> dict[str, Reading]:
+    """Every position of the board, read level by level from the top."""
+    lin, inside = gather(image, geo.pixels)
+    maybe = np.ones(len(layout.names), dtype=bool)
+    near = np.array([hands.distance(*c[:2]) for c in layout.centres])
+    closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
+    readings: dict[int, Reading] = {}
+    for idx in layout.by_level():
+        batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
+                              hands.present, closeness)
+        probs = model.probabilities(batch.x)
+        for j, i in enumerate(idx):
+            readings[int(i)] = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
+                                      int(layout.levels[i]), letters, th)
+            maybe[i] = readings[int(i)].code != "."
+    return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}

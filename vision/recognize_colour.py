@@ -1,0 +1,131 @@
+"""Colour measurement for recognition: linear light, the plate's colour measured in the
+same frame, and colours relative to it.
+
+Everything is compared with the plate as seen in this frame: dividing by the plate's
+measured colour removes the light's colour cast and the exposure, so the geometry file's
+default colours (sRGB, measured under white light) stay usable as prototypes. A colour is
+described by its brightness relative to the lit plate (log) and its chromaticity relative to
+the plate's, as two log ratios (red/green and blue/green).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from .geometry import Board
+from .pose import Pose
+from .render_camera import MARKER_PAPER
+
+RGB = tuple[int, int, int]
+
+
+def _lut() -> np.ndarray:
+    s = np.arange(256, dtype=np.float64) / 255.0
+    lin = np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
+    return lin.astype(np.float32)
+
+
+#: sRGB 8-bit level -> linear light
+LINEAR = _lut()
+#: Rec. 709 luminance weights for linear R, G, B
+LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
+EPS = 1e-4
+
+
+def linear_rgb(colour: Sequence[int]) -> np.ndarray:
+    """An sRGB colour [r, g, b] in linear light."""
+    return LINEAR[np.asarray(colour, dtype=np.intp)].astype(np.float64)
+
+
+def sample(image: np.ndarray, uv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear RGB (N x 3, R G B order) of a BGR image at pixel positions (N x 2, nearest
+    pixel), and which positions lie inside the image."""
+    h, w = image.shape[:2]
+    uv = np.asarray(uv, dtype=np.float64)
+    finite = np.isfinite(uv).all(axis=1)
+    u = np.rint(np.where(finite, uv[:, 0], -1)).astype(np.intp)
+    v = np.rint(np.where(finite, uv[:, 1], -1)).astype(np.intp)
+    inside = finite & (u >= 0) & (u < w) & (v >= 0) & (v < h)
+    out = np.zeros((len(uv), 3), dtype=np.float32)
+    if image.ndim == 2:
+        px = image[v[inside], u[inside]]
+        out[inside] = LINEAR[px][:, None]
+    else:
+        px = image[v[inside], u[inside]]
+        out[inside] = LINEAR[px[:, ::-1]]
+    return out, inside
+
+
+def luminance(rgb: np.ndarray) -> np.ndarray:
+    return rgb @ LUMA
+
+
+@dataclass(frozen=True, slots=True)
+class Relative:
+    """A colour relative to the lit plate: ``level`` = log(luminance / plate's), and
+    ``rg``, ``bg`` = log chromaticity ratios (red/green, blue/green) minus the plate's."""
+
+    level: float
+    rg: float
+    bg: float
+
+    def chroma_distance(self, other: Relative) -> float:
+        return float(np.hypot(self.rg - other.rg, self.bg - other.bg))
+
+
+def relative(rgb: np.ndarray, plate: np.ndarray) -> Relative:
+    """One linear colour (3,) relative to the plate's linear colour (3,)."""
+    c = np.maximum(np.asarray(rgb, dtype=np.float64), EPS)
+    p = np.maximum(plate, EPS)
+    return Relative(float(np.log(luminance(c) / luminance(p))),
+                    float(np.log(c[0] / c[1]) - np.log(p[0] / p[1])),
+                    float(np.log(c[2] / c[1]) - np.log(p[2] / p[1])))
+
+
+def prototypes(colours: Mapping[str, RGB], plate_colour: RGB) -> dict[str, Relative]:
+    """The geometry file's default colours relative to its default plate colour."""
+    plate = linear_rgb(plate_colour)
+    return {k: relative(linear_rgb(c), plate) for k, c in colours.items()}
+
+
+def margin_points(board: Board, step: float = 4.0) -> np.ndarray:
+    """Points of the plate's top that no piece or marker covers: a strip along each edge
+    between the markers and beyond the pieces' reach."""
+    w, d = board.plate[0] / 2, board.plate[1] / 2
+    reach = (max(max(abs(p.centre[0]), abs(p.centre[1])) for p in board.positions)
+             + max(board.ball_diameter, board.pitch) / 2)
+    inner = min(reach + 6.0, w - 8.0, d - 8.0)
+    keep = board.marker_size / 2 + MARKER_PAPER + 3.0
+    pts = []
+    for x in np.arange(-w + 4.0, w - 3.9, step):
+        for y in np.arange(-d + 4.0, d - 3.9, step):
+            if max(abs(x), abs(y)) < inner:
+                continue
+            if any(abs(x - m.centre[0]) < keep and abs(y - m.centre[1]) < keep for m in board.markers):
+                continue
+            pts.append((x, y, 0.0))
+    return np.array(pts, dtype=np.float64)
+
+
+@dataclass(frozen=True, slots=True)
+class PlateReference:
+    """The lit plate's colour in this frame (linear RGB) and how many samples it rests on."""
+
+    colour: np.ndarray
+    samples: int
+
+
+def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None) -> PlateReference:
+    """The lit plate's colour: among the free strips along the plate's edges, the median
+    colour of the brighter half (shadows of pieces or of a hand fall on the rest)."""
+    pts = margin_points(board) if points is None else points
+    rgb, inside = sample(image, pose.project(pts))
+    rgb = rgb[inside]
+    if len(rgb) < 8:
+        return PlateReference(linear_rgb(board.plate_colour), 0)
+    lum = luminance(rgb)
+    bright = rgb[lum >= np.percentile(lum, 50)]
+    return PlateReference(np.median(bright, axis=0).astype(np.float64), int(len(rgb)))

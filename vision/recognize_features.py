@@ -1,0 +1,216 @@
+"""Measures of pyramid positions, a level at a time, for telling a ball from an empty place
+(and from a hand). Everything is relative to the plate as seen in the same frame, so that
+the light's colour and strength drop out.
+
+- On the ball's visible surface (body samples, with known normals): how brightness follows
+  the normals (a least-squares fit, refitted without the worst tenth: its upward slope,
+  horizontal slope and fit), brightness and its spread, the share of samples with the
+  plate's colour or one ball colour, centre against edge. A ball is convex: lit from any
+  direction above, its brightness follows its normals; an empty place is a dent, or the
+  dark gap between four balls, or a mosaic of the balls below.
+- Around its outline: the contrast across the silhouette a ball would have.
+- Under it (base positions): the plate just outside the hollow's rim that a ball would
+  hide: empty, it is flat lit wood; with a ball there, the ball's dark underside.
+- The frame: whether an arm crosses the table band, and how near.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .recognize_pyramid import Geometry
+
+LUMA = np.array([0.2126, 0.7152, 0.0722])
+NAMES = ("samples", "up", "slope_h", "fit", "level", "spread", "bright", "plate_share", "colour_share",
+         "other_share", "centre_edge", "edge_contrast", "edge_sign", "ring_share", "ring_level", "ring_plate",
+         "ring_spread", "level_no", "hand_frame", "hand_near", "foreign")
+#: brightness bands (log luminance relative to the lit plate) a ball of each colour falls in
+LEVELS = {"L": (-2.0, 1.0), "D": (-5.0, -0.7), "W": (-2.2, 1.4), "B": (-8.0, -1.8), "R": (-5.0, 0.4)}
+CHROMA_TOLERANCE = 0.3
+#: where the plate's colour is expected: lit, or in shadow (tinted by the sky light)
+PLATE_CHROMA = (-0.04, 0.06)
+#: below this level (log, relative to the lit plate) chromaticity is mostly noise
+DARK = -2.5
+
+
+def tolerance(letter: str) -> float:
+    """Red balls are far from everything else, and their weak channels are noisy."""
+    return CHROMA_TOLERANCE * (2.0 if letter == "R" else 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Colours:
+    """Per sample: log brightness relative to the lit plate, and log chromaticity ratios
+    (red/green, blue/green) relative to the plate's. Any shape of samples."""
+
+    level: np.ndarray
+    rg: np.ndarray
+    bg: np.ndarray
+
+    @classmethod
+    def of(cls, rgb: np.ndarray, plate: np.ndarray) -> Colours:
+        c = np.maximum(rgb.astype(np.float64), 1e-4)
+        p = np.maximum(plate, 1e-4)
+        return cls(np.log((c @ LUMA) / float(p @ LUMA)), np.log(c[..., 0] / c[..., 1]) - math.log(p[0] / p[1]),
+                   np.log(c[..., 2] / c[..., 1]) - math.log(p[2] / p[1]))
+
+    def near(self, proto, tol: float, band: tuple[float, float]) -> np.ndarray:
+        return ((np.hypot(self.rg - proto.rg, self.bg - proto.bg) < tol)
+                & (self.level > band[0]) & (self.level < band[1]))
+
+    def plate_like(self) -> np.ndarray:
+        return (np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE) & (self.level > DARK)
+
+
+def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    n = ok.sum(axis=1)
+    return np.where(n > 0, (x * ok).sum(axis=1) / np.maximum(n, 1), 0.0)
+
+
+def _percentiles(x: np.ndarray, ok: np.ndarray, q: list[float]) -> np.ndarray:
+    """Per row percentiles of the ``ok`` entries, interpolated as NumPy's default does:
+    len(q) x rows (0 for an empty row). One sort for all of them."""
+    xs = np.sort(np.where(ok, x, np.inf), axis=1)
+    last = np.maximum(ok.sum(axis=1) - 1, 0)
+    out = np.zeros((len(q), len(x)))
+    for k, qq in enumerate(q):
+        pos = qq / 100.0 * last
+        lo = np.floor(pos).astype(np.intp)
+        hi = np.minimum(lo + 1, last)
+        a = np.take_along_axis(xs, lo[:, None], axis=1)[:, 0]
+        b = np.take_along_axis(xs, hi[:, None], axis=1)[:, 0]
+        with np.errstate(invalid="ignore"):
+            v = a + (b - a) * (pos - lo)
+        out[k] = np.where(np.isfinite(v), v, np.where(np.isfinite(a), a, 0.0))
+    return out
+
+
+def _fit(lum: np.ndarray, normals: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted least squares lum = a + slope . normal per row: coefficients (rows x 4)
+    and predictions."""
+    A = np.concatenate([np.ones(lum.shape + (1,)), normals], axis=2)
+    AtA = np.einsum("lsi,ls,lsj->lij", A, w, A) + 1e-9 * np.eye(4)
+    Atb = np.einsum("lsi,ls,ls->li", A, w, lum)
+    coef = np.linalg.solve(AtA, Atb[..., None])[..., 0]
+    return coef, np.einsum("lsi,li->ls", A, coef)
+
+
+@dataclass(frozen=True, slots=True)
+class Batch:
+    """Measures of one level's positions: ``x`` (positions x :data:`NAMES`), each
+    position's colour shares by letter (``.`` the plate's), and its usable sample count."""
+
+    x: np.ndarray
+    shares: list[dict[str, float]]
+    counts: np.ndarray
+    #: per position: median and 90th percentile level, median red/green and blue/green
+    #: log ratios (relative to the plate), the median red chromaticity relative to the
+    #: plate's, and the median level just outside the outline
+    colour: np.ndarray
+
+
+def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
+                  plate: np.ndarray, protos: dict, letters: str, levels: np.ndarray, hand_frame: bool,
+                  hand_near: np.ndarray) -> Batch:
+    """Measures of the positions ``idx`` (one level) from the frame's sampled pixels
+    (``lin``: linear RGB of :attr:`Geometry.pixels`, ``inside`` where in the image), with
+    ``maybe`` the positions that may hold a ball."""
+    x = np.zeros((len(idx), len(NAMES)))
+    b = geo.body[idx]
+    ok = geo.body_ok[idx] & inside[b]
+    ok &= ~(geo.hidden[idx][:, :, maybe].any(axis=2) | geo.beyond[idx][:, :, maybe].any(axis=2))
+    counts = ok.sum(axis=1)
+    x[:, 0] = counts / np.maximum(geo.body_ok[idx].sum(axis=1), 1)
+    x[:, 17] = levels[idx]
+    x[:, 18] = float(hand_frame)
+    x[:, 19] = hand_near[idx]
+    rgb = lin[b]
+    col = Colours.of(rgb, plate)
+    lum = rgb.astype(np.float64) @ LUMA
+    w = ok.astype(np.float64)
+    coef, pred = _fit(lum, geo.normals[idx], w)
+    resid = np.abs(lum - pred)
+    cut = _percentiles(resid, ok, [90])[0]
+    w2 = (ok & (resid <= cut[:, None] + 1e-12)).astype(np.float64)
+    coef, pred = _fit(lum, geo.normals[idx], w2)
+    mean = np.maximum(_masked_mean(lum, w2 > 0), 1e-6)
+    var = _masked_mean((lum - mean[:, None]) ** 2, w2 > 0)
+    err = _masked_mean((lum - pred) ** 2, w2 > 0)
+    enough = counts >= 8
+    x[:, 1] = np.where(enough, coef[:, 3] / mean, 0.0)
+    x[:, 2] = np.where(enough, np.hypot(coef[:, 1], coef[:, 2]) / mean, 0.0)
+    x[:, 3] = np.where(enough & (var > 0), 1.0 - err / np.maximum(var, 1e-12), 0.0)
+    q10, q50, q90 = _percentiles(col.level, ok, [10, 50, 90])
+    x[:, 4], x[:, 5], x[:, 6] = q50, q90 - q10, q90
+    plate_like = col.plate_like()
+    shares = []
+    matched = plate_like.copy()
+    per_letter = {}
+    for k in letters:
+        near = col.near(protos[k], tolerance(k), LEVELS.get(k, (-6.0, 1.5)))
+        matched |= near
+        per_letter[k] = _masked_mean(near, ok)
+    plate_share = _masked_mean(plate_like, ok)
+    ranked = np.sort(np.stack([per_letter[k] for k in letters], axis=1), axis=1)[:, ::-1]
+    x[:, 7], x[:, 8] = plate_share, ranked[:, 0]
+    x[:, 9] = ranked[:, 1] if ranked.shape[1] > 1 else 0.0
+    x[:, 20] = _masked_mean(~matched & (col.level > DARK), ok)
+    for j in range(len(idx)):
+        shares.append({**{k: float(per_letter[k][j]) for k in letters}, ".": float(plate_share[j])})
+    face = geo.facing[idx]
+    centre, edge = ok & (face > 0.85), ok & (face < 0.65)
+    cmed = _percentiles(col.level, centre, [50])[0]
+    emed = _percentiles(col.level, edge, [50])[0]
+    x[:, 10] = np.where((centre.sum(axis=1) >= 3) & (edge.sum(axis=1) >= 3), cmed - emed, 0.0)
+    x[:, 11:13], outside = _outline(geo, idx, lin, inside, maybe, plate)
+    rel = np.maximum(rgb.astype(np.float64), 1e-5) / np.maximum(plate, 1e-5)
+    red = rel[..., 0] / rel.sum(axis=2)
+    rg50, bg50, red50 = (_percentiles(v, ok, [50])[0] for v in (col.rg, col.bg, red))
+    colour = np.stack([q50, q90, rg50, bg50, red50, outside], axis=1)
+    x[:, 13:17] = _under(geo, idx, lin, inside, maybe, plate, levels)
+    x[counts < 8, 1:17] = 0.0
+    x[counts < 8, 20] = 0.0
+    return Batch(x, shares, counts, colour)
+
+
+def _outline(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
+             plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Median absolute and signed log contrast across the silhouette (inside minus out),
+    and the median level just outside it."""
+    inner, outer = geo.inner[idx], geo.outer[idx]
+    ok = inside[inner] & inside[outer] & ~geo.outline_hidden[idx][:, :, maybe].any(axis=2)
+    plum = float(np.maximum(plate, 1e-4) @ LUMA)
+    lin_in = np.log(np.maximum(lin[inner] @ LUMA, 1e-4) / plum)
+    lin_out = np.log(np.maximum(lin[outer] @ LUMA, 1e-4) / plum)
+    diff = lin_in - lin_out
+    enough = ok.sum(axis=1) >= 6
+    a = _percentiles(np.abs(diff), ok, [50])[0]
+    s = _percentiles(diff, ok, [50])[0]
+    o = _percentiles(lin_out, ok, [50])[0]
+    return np.stack([np.where(enough, a, 0.0), np.where(enough, s, 0.0)], axis=1), np.where(enough, o, np.nan)
+
+
+def _under(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
+           plate: np.ndarray, levels: np.ndarray) -> np.ndarray:
+    """Base positions: the share of the under ring in view, its median level, plate share
+    and spread (zeros elsewhere)."""
+    out = np.zeros((len(idx), 4))
+    base = levels[idx] == 1
+    if not base.any():
+        return out
+    u = geo.under[idx]
+    ok = geo.under_ok[idx] & inside[u] & ~geo.under_hidden[idx][:, :, maybe].any(axis=2)
+    col = Colours.of(lin[u], plate)
+    n = ok.sum(axis=1)
+    enough = base & (n >= 6)
+    q25, q50, q75 = _percentiles(col.level, ok, [25, 50, 75])
+    plate_like = np.hypot(col.rg - PLATE_CHROMA[0], col.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+    out[:, 0] = n / u.shape[1]
+    out[:, 1] = q50
+    out[:, 2] = _masked_mean(plate_like, ok)
+    out[:, 3] = q75 - q25
+    out[~enough] = 0.0
+    return out

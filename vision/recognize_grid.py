@@ -1,0 +1,241 @@
+"""Reading a tile grid (Sparklies): each cell's tile colour and its controller.
+
+A tile is a flat coloured square; a controlled tile lies on a slightly larger black or white
+plate that shows as a border around it. Per cell, three sets of points are sampled on the
+board: the tile's top (its middle, away from the edges), the border ring between the tile
+and the plate's edge, and the bare wood just outside the plate, which is the local
+reference: colours are judged relative to the wood right next to them, which takes the
+light's colour, strength and local shadows out. A character that is not clear is ``?``.
+All cells are read at once: the sample pixels for a pose are worked out once
+(:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import Board
+from .pose import Pose
+from .recognize_colour import linear_rgb
+from .recognize_features import Colours, _percentiles
+
+#: a tile colour or controller needs this share of its samples
+SHARE = 0.75
+#: the border must be at least this wide in the image (px) to be read
+MIN_BORDER_PX = 1.6
+TILE_TOLERANCE = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class GridLayout:
+    """Sample offsets (mm, relative to a cell's centre) for the tile, the border and the
+    wood around, and the heights they lie at."""
+
+    names: tuple[str, ...]
+    centres: np.ndarray
+    tile: np.ndarray
+    border: np.ndarray
+    wood: np.ndarray
+    tile_z: float
+    border_z: float
+    half_tile: float
+    border_width: float
+
+    @classmethod
+    def of(cls, board: Board) -> GridLayout:
+        half = board.tile_size / 2
+        plate_half = board.control_size / 2
+        g = np.linspace(-0.6 * half, 0.6 * half, 5)
+        tile = np.array([(x, y) for x in g for y in g])
+        ring_half = (half + plate_half) / 2
+        s = np.linspace(-0.8 * ring_half, 0.8 * ring_half, 5)
+        border = np.concatenate([np.stack([s, np.full(5, sgn * ring_half)], 1) for sgn in (-1, 1)]
+                                + [np.stack([np.full(5, sgn * ring_half), s], 1) for sgn in (-1, 1)])
+        gap = (board.pitch - board.control_size) / 2
+        wood_half = plate_half + min(gap / 2, 1.5)
+        t = np.linspace(-wood_half, wood_half, 7)
+        wood = np.concatenate([np.stack([t, np.full(7, sgn * wood_half)], 1) for sgn in (-1, 1)]
+                              + [np.stack([np.full(5, sgn * wood_half), t[1:-1]], 1) for sgn in (-1, 1)])
+        centres = np.array([p.centre[:2] for p in board.positions])
+        return cls(tuple(p.name for p in board.positions), centres, tile, border, wood,
+                   board.tile_thickness + board.control_thickness / 2, board.control_thickness, half,
+                   plate_half - half)
+
+
+LUMA = np.array([0.2126, 0.7152, 0.0722])
+
+
+@dataclass(frozen=True, eq=False)
+class GridGeometry:
+    """The sample pixels of every cell for one pose: (row, column) arrays, -1 outside the
+    image; wood N x W, tile N x T, border N x B with ``border_ok`` where the tile does not
+    hide it; and the border's width in pixels."""
+
+    wood: np.ndarray
+    tile: np.ndarray
+    border: np.ndarray
+    border_ok: np.ndarray
+    border_px: float
+
+    @classmethod
+    def of(cls, layout: GridLayout, pose: Pose) -> GridGeometry:
+        eye = pose.centre
+        c = layout.centres[:, None, :]
+
+        def pixels(offsets: np.ndarray, z: float) -> np.ndarray:
+            pts = np.concatenate([c + offsets[None], np.full(c.shape[:1] + (len(offsets), 1), z)], axis=2)
+            uv = pose.project(pts.reshape(-1, 3))
+            w, h = pose.size
+            col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
+            inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
+            px = np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+            return px.reshape(len(layout.centres), len(offsets), 2)
+
+        top = layout.tile_z + layout.border_z / 2
+        pts = np.concatenate([c + layout.border[None], np.full((len(layout.centres), len(layout.border), 1),
+                                                                layout.border_z)], axis=2)
+        d = eye - pts
+        k = (top - pts[..., 2]) / np.maximum(d[..., 2], 1e-9)
+        at = pts[..., :2] + k[..., None] * d[..., :2] - c
+        border_ok = ~((np.abs(at[..., 0]) < layout.half_tile) & (np.abs(at[..., 1]) < layout.half_tile))
+        scale = pose.focal / max(float(np.linalg.norm(eye)), 1.0)
+        return cls(pixels(layout.wood, 0.0), pixels(layout.tile, layout.tile_z), pixels(layout.border, layout.border_z),
+                   border_ok, layout.border_width * scale)
+
+
+def _gather(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    from .recognize_colour import LINEAR
+    inside = px[..., 0] >= 0
+    values = image[np.where(inside, px[..., 0], 0), np.where(inside, px[..., 1], 0)]
+    return LINEAR[values[..., ::-1]].astype(np.float64), inside
+
+
+def _median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    return np.stack([_percentiles(rgb[..., k], ok, [50])[0] for k in range(3)], axis=1)
+
+
+def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the wood next to it: the median of the samples with the plate's
+    chromaticity (not a neighbour's black or white plate or tile); the plate's margin
+    colour where fewer than five are (the wood between plates is too thin there). Also
+    whether the cell has its own reference."""
+    col = Colours.of(wood, plate)
+    like = ok & (np.hypot(col.rg, col.bg) < 0.2) & (col.level > -3.0)
+    own = like.sum(axis=1) >= 5
+    ref = np.where(own[:, None], _median_rgb(wood, like), plate[None, :])
+    return ref, own
+
+
+def _chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Linear colours divided by the reference channel by channel, as chromaticities
+    (summing to 1): robust where a saturated colour's weak channels are mostly noise."""
+    q = np.maximum(rgb, 1e-5) / np.maximum(ref, 1e-5)
+    return q / q.sum(axis=-1, keepdims=True)
+
+
+def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
+                  protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, the tile colour most samples are clearly nearest to (twice as near as to
+    the next) and that share of its samples."""
+    chroma = _chromaticity(rgb, ref[:, None, :])
+    dist = np.stack([np.linalg.norm(chroma - protos[k], axis=-1) for k in "RGB"], axis=-1)
+    order = np.sort(dist, axis=-1)
+    clear = ok & (order[..., 0] * 2.0 < order[..., 1]) & (order[..., 0] < TILE_TOLERANCE)
+    nearest = dist.argmin(axis=-1)
+    votes = np.stack([(clear & (nearest == k)).sum(axis=1) for k in range(3)], axis=1)
+    best = votes.argmax(axis=1)
+    return best, votes[np.arange(len(best)), best] / np.maximum(ok.sum(axis=1), 1)
+
+
+def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
+                 albedo: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
+    (blur spills it over the thin border; a sample that is a quarter spill or more does
+    not vote) plus the border's own surface under some light: ``alpha * tile + s *
+    surface``, with the surface the wood (``ref``), a white plate or a black plate (their
+    albedos relative to the wood's). The best clear explanation votes: ``.`` and ``w``
+    need light enough to see them (s at least 0.08). A sample much brighter than the wood
+    is the white plate even where the camera clips it (a clipped white loses its blue and
+    would pass for wood); another clipped sample does not vote. Returns the winner (index
+    into ``. w b``) and its share of the samples."""
+    keys = (".", "w", "b")
+    surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
+    n_cells, n = ring.shape[:2]
+    err = np.full((n_cells, n, 3), np.inf)
+    light = np.zeros((n_cells, n, 3))
+    spill = np.zeros((n_cells, n, 3))
+    norm_ring = np.linalg.norm(ring, axis=-1) + 1e-4
+    for j, surface in enumerate(surfaces):
+        A = np.stack([tile, surface], axis=2)  # cells x 3 x 2
+        AtA = np.einsum("cki,ckj->cij", A, A) + 1e-12 * np.eye(2)
+        Atr = np.einsum("cki,csk->csi", A, ring)
+        coef = np.linalg.solve(AtA[:, None], Atr[..., None])[..., 0]
+        coef = np.clip(coef, 0.0, [0.7, 1.6])
+        resid = ring - np.einsum("cki,csi->csk", A, coef)
+        err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
+        light[..., j] = coef[..., 1]
+        spill[..., j] = coef[..., 0] * np.linalg.norm(tile, axis=-1)[:, None] / norm_ring
+    best = err.argmin(axis=-1)
+    order = np.sort(err, axis=-1)
+    pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
+    clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
+    bright_enough = (best == keys.index("b")) | (pick(light) >= 0.08)
+    glare = (ring @ LUMA) > 1.3 * (ref @ LUMA)[:, None]
+    best = np.where(glare, keys.index("w"), best)
+    clipped = ring.max(axis=-1) > 0.95
+    voting = ok & ((clear & bright_enough & ~clipped) | glare)
+    votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
+    win = votes.argmax(axis=1)
+    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1)
+
+
+def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
+    """The tile colours' chromaticities relative to the plate (geometry file defaults)."""
+    plate = linear_rgb(board.plate_colour)
+    return {k: _chromaticity(linear_rgb(board.colours[k]), plate) for k in "RGB"}  # type: ignore[index]
+
+
+def plate_albedos(board: Board) -> dict[str, np.ndarray]:
+    """The control plates' linear albedo relative to the wood's, channel by channel."""
+    wood = linear_rgb(board.plate_colour)
+    return {k: linear_rgb(board.colours[k]) / np.maximum(wood, 1e-4) for k in "bw"}  # type: ignore[index]
+
+
+@dataclass(frozen=True, slots=True)
+class CellReading:
+    """One cell: ``code`` (tile colour then controller, ``?`` for either) and why."""
+
+    code: str
+    why: str
+
+
+def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
+              protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray]) -> dict[str, CellReading]:
+    """Every cell: tile colour then controller, ``?`` for what is not clear."""
+    wood, ok_w = _gather(image, geo.wood)
+    tile, ok_t = _gather(image, geo.tile)
+    ring, ok_b = _gather(image, geo.border)
+    ok_b &= geo.border_ok
+    ref, _ = local_wood(wood, ok_w, plate)
+    colour, share = _tile_colours(tile, ok_t, ref, protos)
+    tile_median = _median_rgb(tile, ok_t)
+    ctrl, cshare = _controllers(ring, ok_b, tile_median, ref, albedo)
+    out: dict[str, CellReading] = {}
+    for i, name in enumerate(layout.names):
+        if ok_w[i].sum() < 8 or ok_t[i].sum() < 10:
+            out[name] = CellReading("??", "out of view")
+            continue
+        c = "RGB"[colour[i]]
+        if share[i] < SHARE:
+            out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
+        elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
+            out[name] = CellReading(c + "?", "border too thin or hidden")
+        elif float(ref[i].max()) > 0.9:
+            out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
+        elif cshare[i] < SHARE:
+            out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
+        else:
+            out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
+    return out

@@ -1,0 +1,212 @@
+"""The geometry of reading a pyramid board: where each position's ball would be seen.
+
+Every position's ball is a known sphere. For a pose, this module works out once which
+pixels to sample and what they mean, so that reading a frame is only gathering pixels and
+arithmetic (a camera on a stand keeps its pose; :class:`Geometry` is reused while it does):
+
+- body samples: points of the sphere facing the camera (with their normals), each with the
+  other spheres that would hide it (``hidden``) and, on the same level, the spheres the view
+  would meet behind it if the position were empty (``beyond``);
+- outline samples: just inside and just outside the silhouette a ball there would have;
+- under samples (base positions): the ring of plate just outside the hollow's rim that a
+  ball would hide.
+
+Which spheres may be present is decided level by level at read time, so occlusion is kept
+as a matrix (sample x sphere) and reduced with the current "may be present" mask.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import Board
+from .pose import Pose
+
+#: surface points of the unit sphere the body samples are taken from
+SPHERE_POINTS = 160
+#: a sample must face the camera at least this much (cos of the angle between its normal
+#: and the view): the limb is left out, where blur and pose error mix in the background
+MIN_FACING = 0.35
+#: occluding spheres are taken this much larger, so that a sample at a contact counts as hidden
+INFLATE = 1.02
+#: angles around the outline and the under ring
+ANGLES = np.linspace(0.0, 2 * math.pi, 24, endpoint=False)
+
+
+def _fibonacci(n: int) -> np.ndarray:
+    k = np.arange(n) + 0.5
+    z = 1 - 2 * k / n
+    phi = math.pi * (1 + 5 ** 0.5) * k
+    r = np.sqrt(1 - z * z)
+    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
+
+
+UNIT = _fibonacci(SPHERE_POINTS)
+
+
+@dataclass(frozen=True, eq=False)
+class Layout:
+    """A pyramid board's positions as arrays: centres (N x 3), levels, ball radius, each
+    position's supports (indices of the four balls under it; empty on level 1) and the
+    base hollows' rim radius."""
+
+    names: tuple[str, ...]
+    centres: np.ndarray
+    levels: np.ndarray
+    radius: float
+    supports: tuple[tuple[int, ...], ...]
+    rim: float
+
+    @classmethod
+    def of(cls, board: Board) -> Layout:
+        names = tuple(p.name for p in board.positions)
+        centres = np.array([p.centre for p in board.positions], dtype=np.float64)
+        levels = np.array([int(n[0]) for n in names])
+        supports = []
+        for i, c in enumerate(centres):
+            below = [j for j in range(len(names)) if levels[j] == levels[i] - 1
+                     and np.hypot(*(centres[j, :2] - c[:2])) < board.ball_diameter * 0.9]
+            supports.append(tuple(below))
+        return cls(names, centres, levels, board.ball_diameter / 2, tuple(supports), board.hollow_diameter / 2)
+
+    def by_level(self) -> list[np.ndarray]:
+        """Position indices level by level, the highest first (the reading order)."""
+        return [np.flatnonzero(self.levels == lv) for lv in sorted(set(self.levels.tolist()), reverse=True)]
+
+
+def sphere_hits(points: np.ndarray, direction: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """For rays from ``points`` (N x 3) along unit ``direction`` (N x 3), whether each hits
+    each sphere (M x 3) ahead of it or starts inside it: N x M."""
+    oc = points[:, None, :] - centres[None, :, :]
+    b = np.einsum("nmk,nk->nm", oc, direction)
+    c = np.einsum("nmk,nmk->nm", oc, oc) - radius * radius
+    disc = b * b - c
+    near = -b - np.sqrt(np.maximum(disc, 0.0))
+    return (c < 0) | ((disc > 0) & (near > 1e-6))
+
+
+def _towards(points: np.ndarray, eye: np.ndarray) -> np.ndarray:
+    d = eye - points
+    return d / np.linalg.norm(d, axis=1, keepdims=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Geometry:
+    """Sample pixels and their occlusion for one pose (see the module's docstring).
+
+    ``pixels``: every sampled pixel as (row, column), -1 outside the image; the other
+    arrays index into it. Body arrays are P x S (positions x samples, ``body_ok`` marks the
+    real ones); outline arrays P x A; under arrays P x U."""
+
+    pixels: np.ndarray
+    body: np.ndarray
+    body_ok: np.ndarray
+    normals: np.ndarray
+    facing: np.ndarray
+    hidden: np.ndarray
+    beyond: np.ndarray
+    inner: np.ndarray
+    outer: np.ndarray
+    outline_hidden: np.ndarray
+    under: np.ndarray
+    under_ok: np.ndarray
+    under_hidden: np.ndarray
+
+    @classmethod
+    def of(cls, layout: Layout, pose: Pose) -> Geometry:
+        eye = pose.centre
+        n = len(layout.names)
+        r = layout.radius
+        big = r * INFLATE
+        points: list[np.ndarray] = []
+
+        def add(p: np.ndarray) -> np.ndarray:
+            start = sum(len(q) for q in points)
+            points.append(p)
+            return np.arange(start, start + len(p))
+
+        views = _towards(layout.centres, eye)
+        facing = UNIT @ views.T > MIN_FACING  # S_all x P
+        width = max(int(facing.sum(axis=0).max()), 1)
+        body = np.zeros((n, width), dtype=np.intp)
+        body_ok = np.zeros((n, width), dtype=bool)
+        normals = np.zeros((n, width, 3))
+        face = np.zeros((n, width))
+        hidden = np.zeros((n, width, n), dtype=bool)
+        beyond = np.zeros((n, width, n), dtype=bool)
+        for i in range(n):
+            unit = UNIT[facing[:, i]]
+            pts = layout.centres[i] + r * unit
+            keep = pts[:, 2] > 1.0
+            unit, pts = unit[keep], pts[keep]
+            k = len(pts)
+            body[i, :k] = add(pts)
+            body_ok[i, :k] = True
+            normals[i, :k] = unit
+            face[i, :k] = unit @ views[i]
+            to_eye = _towards(pts, eye)
+            hidden[i, :k] = sphere_hits(pts + to_eye * 1e-3, to_eye, layout.centres, big)
+            beyond[i, :k] = sphere_hits(pts - to_eye * 1e-3, -to_eye, layout.centres, big)
+            hidden[i, :, i] = False
+            beyond[i, :, i] = False
+            beyond[i][:, layout.levels != layout.levels[i]] = False
+        inner, outer, outline_hidden = cls._outlines(layout, eye, add)
+        under, under_ok, under_hidden = cls._under(layout, eye, add)
+        allpts = np.concatenate(points)
+        uv = pose.project(allpts)
+        col = np.rint(uv[:, 0])
+        row = np.rint(uv[:, 1])
+        w, h = pose.size
+        inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
+        pixels = np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+        return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
+                   under, under_ok, under_hidden)
+
+    @staticmethod
+    def _outlines(layout: Layout, eye: np.ndarray, add) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n, r = len(layout.names), layout.radius
+        a_count = len(ANGLES)
+        inner = np.zeros((n, a_count), dtype=np.intp)
+        outer = np.zeros((n, a_count), dtype=np.intp)
+        hid = np.zeros((n, a_count, n), dtype=bool)
+        for i, c in enumerate(layout.centres):
+            w = eye - c
+            d = float(np.linalg.norm(w))
+            w /= d
+            a = np.cross(w, (1.0, 0.0, 0.0) if abs(w[0]) < 0.9 else (0.0, 1.0, 0.0))
+            a /= np.linalg.norm(a)
+            b = np.cross(w, a)
+            centre = c + (r * r / d) * w
+            rad = r * math.sqrt(max(1 - r * r / (d * d), 0.0))
+            ring = np.cos(ANGLES)[:, None] * a + np.sin(ANGLES)[:, None] * b
+            pin, pout = centre + 0.8 * rad * ring, centre + 1.25 * rad * ring
+            inner[i], outer[i] = add(pin), add(pout)
+            for pts in (pin, pout):
+                to_eye = _towards(pts, eye)
+                hid[i] |= sphere_hits(pts + to_eye * 1e-3, to_eye, layout.centres, r * INFLATE)
+            hid[i, :, i] = False
+        return inner, outer, hid
+
+    @staticmethod
+    def _under(layout: Layout, eye: np.ndarray, add) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        n, r = len(layout.names), layout.radius
+        radii = (layout.rim + 0.8, layout.rim + 2.2)
+        u_count = len(radii) * len(ANGLES)
+        under = np.zeros((n, u_count), dtype=np.intp)
+        ok = np.zeros((n, u_count), dtype=bool)
+        hid = np.zeros((n, u_count, n), dtype=bool)
+        for i, c in enumerate(layout.centres):
+            if layout.levels[i] != 1:
+                continue
+            pts = np.array([(c[0] + q * math.cos(t), c[1] + q * math.sin(t), 0.0) for q in radii for t in ANGLES])
+            to_eye = _towards(pts, eye)
+            start = pts + to_eye * 1e-3
+            own = sphere_hits(start, to_eye, c[None, :], r)[:, 0]
+            under[i] = add(pts)
+            ok[i] = own
+            hid[i] = sphere_hits(start, to_eye, layout.centres, r * INFLATE)
+            hid[i, :, i] = False
+        return under, ok, hid

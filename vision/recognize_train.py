@@ -1,0 +1,172 @@
+"""Fit the pyramid model (vision/recognize_model.py) on rendered frames and write
+vision/recognize_weights.py:
+
+    python -m vision.recognize_train [--frames 900] [--seed 1]
+
+Frames come from the renderer with random games (random legal play), cameras, light,
+hands, table colours, sensor noise, blur and JPEG, and with the plate's and the balls'
+colours varied around the geometry file's defaults, so that the model learns shape and
+shading relative to the plate rather than this renderer's exact colours.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import random
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import numpy as np
+
+from host.games import rules_for
+
+from .geometry import Board, load_board
+from .pose import PoseError, estimate_pose
+from .recognize_balls import Thresholds, gather
+from .recognize_colour import margin_points, measure_plate, prototypes
+from .recognize_features import measure_level
+from .recognize_hands import band_points, find_hands
+from .recognize_model import Ensemble, train
+from .recognize_pyramid import Geometry, Layout
+from .render import random_camera, random_hand, random_lighting, render
+
+#: tables the training frames stand on (sRGB): grey-blue, dark grey, green felt, navy, slate
+TABLES = ((84, 92, 104), (60, 60, 62), (52, 96, 64), (40, 52, 84), (110, 118, 122))
+#: where a ball is covered this much by a hand, the model learns "hand"
+HAND_COVER = 0.02
+MIN_SAMPLES = Thresholds().min_samples
+
+
+def random_position(game: str, rng: random.Random, turns: int) -> dict[str, str]:
+    """The cells after up to ``turns`` random legal turns from the start."""
+    rules = rules_for(game)
+    position = rules.start(rng) if game == "sparklies" else rules.start()  # type: ignore[call-arg]
+    for _ in range(turns):
+        if rules.outcome(position) is not None:
+            break
+        position = rules.play(position, rules.random_turn(position, rng))
+    return rules.cells(position)
+
+
+def _jitter(colour: tuple[int, int, int], rng: random.Random, amount: int) -> tuple[int, int, int]:
+    return tuple(int(min(255, max(0, c + rng.randint(-amount, amount)))) for c in colour)  # type: ignore[return-value]
+
+
+def varied(board: Board, rng: random.Random) -> Board:
+    """The board with its plate and ball colours moved a little from the defaults."""
+    colours = {k: _jitter(c, rng, 14) for k, c in (board.colours or {}).items()}
+    return dataclasses.replace(board, plate_colour=_jitter(board.plate_colour, rng, 18), colours=colours)
+
+
+@dataclasses.dataclass(frozen=True)
+class Scene:
+    """One rendered frame with what it holds."""
+
+    frame: object
+    cells: dict[str, str]
+    game: str
+    seen_board: Board
+
+
+def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
+           resolutions=((640, 480), (800, 600), (1280, 720))) -> Iterator[Scene]:
+    for _ in range(count):
+        game = rng.choice(board.games)
+        cells = random_position(game, rng, rng.randint(0, 40))
+        shown = varied(board, rng)
+        camera = random_camera(board, rng, resolutions=resolutions)
+        hand = [random_hand(board, rng)] if rng.random() < hands else []
+        frame = render(shown, cells, camera, lighting=random_lighting(rng), hands=hand, rng=rng,
+                       noise=rng.uniform(0.5, 3.0), blur=rng.uniform(0.3, 1.0),
+                       jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
+                       wood_seed=rng.randrange(1000))
+        yield Scene(frame, cells, game, shown)
+
+
+def label(truth, content: str) -> int:
+    if truth.hand and truth.covered > HAND_COVER:
+        return 2
+    return 0 if content == "." else 1
+
+
+def dataset(board: Board, seed: int, frames: int, *, hands: float = 0.35) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+    """Measures (N x F), labels (0 empty, 1 ball, 2 hand) and (frame, position, content).
+    Positions are measured as recognition does, level by level from the top, with the true
+    contents of the levels above (what a correct reading of them would give)."""
+    rng = random.Random(seed)
+    layout = Layout.of(board)
+    protos = prototypes(board.colours or {}, board.plate_colour)
+    rings = band_points(board)
+    margin = margin_points(board)
+    xs, ys, meta = [], [], []
+    for k, sc in enumerate(scenes(board, rng, frames, hands=hands)):
+        image = sc.frame.image  # type: ignore[attr-defined]
+        try:
+            pose = estimate_pose(image, board)
+        except PoseError:
+            continue
+        plate = measure_plate(image, board, pose, margin).colour
+        signs = find_hands(image, pose, rings)
+        geo = Geometry.of(layout, pose)
+        lin, inside = gather(image, geo.pixels)
+        near = np.array([signs.distance(*c[:2]) for c in layout.centres])
+        closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
+        letters = "LD" if sc.game == "pylos" else "WBR"
+        present = np.array([sc.cells.get(n, ".") != "." for n in layout.names])
+        for idx in layout.by_level():
+            maybe = np.where(layout.levels > layout.levels[idx[0]], present, True)
+            batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
+                                  signs.present, closeness)
+            for j, i in enumerate(idx):
+                if batch.counts[j] < MIN_SAMPLES:
+                    continue
+                name = layout.names[i]
+                xs.append(batch.x[j])
+                ys.append(label(sc.frame.truth[name], sc.cells.get(name, ".")))  # type: ignore[attr-defined]
+                meta.append((k, name, sc.cells.get(name, ".")))
+        if k % 50 == 49:
+            print(f"  {k + 1}/{frames} frames", file=sys.stderr, flush=True)
+    return np.array(xs), np.array(ys), meta
+
+
+def fit(x: np.ndarray, y: np.ndarray, *, models: int = 5, hidden: int = 16, epochs: int = 600) -> Ensemble:
+    """An ensemble fitted from different starts, each class weighted equally."""
+    counts = np.bincount(y, minlength=3)
+    weight = (1.0 / np.maximum(counts, 1))[y]
+    return Ensemble(tuple(train(x, y, weight=weight, epochs=epochs, hidden=hidden, seed=s) for s in range(models)))
+
+
+def write_weights(ensemble: Ensemble, path: Path) -> None:
+    text = ('"""Weights of the pyramid model, written by ``python -m vision.recognize_train``."""\n\n'
+            f"WEIGHTS = {ensemble.to_list()!r}\n")
+    path.write_text(text, encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=1200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--data", nargs="*", default=[], help=".npz files of measures (x, y) to train on instead")
+    parser.add_argument("--save", help="keep the measures in this .npz")
+    parser.add_argument("--out", default=str(Path(__file__).with_name("recognize_weights.py")))
+    args = parser.parse_args(argv)
+    if args.data:
+        parts = [np.load(f) for f in args.data]
+        x, y = np.concatenate([p["x"] for p in parts]), np.concatenate([p["y"] for p in parts])
+    else:
+        x, y, _ = dataset(load_board("pyramid-4"), args.seed, args.frames)
+        if args.save:
+            np.savez(args.save, x=x, y=y)
+    ensemble = fit(x, y)
+    p = ensemble.probabilities(x)
+    counts = np.bincount(y, minlength=3)
+    print(f"trained on {len(y)} positions (empty {counts[0]}, ball {counts[1]}, hand {counts[2]}); "
+          f"training accuracy {(p.argmax(axis=1) == y).mean():.3f}", file=sys.stderr)
+    write_weights(ensemble, Path(args.out))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
