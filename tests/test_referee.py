@@ -211,14 +211,20 @@ def test_optional_second_takeback_is_closed_by_the_next_players_step_or_end_turn
     assert [e.data["move"] for e in events if e.type == "move"] == ["1b2x1a1", "1d4"]
 
 
-def test_occupancy_only_raise_asks_for_confirmation_and_takes_the_answer():
+def on_reeds(position: str):
+    """A Pylos referee on reed switches from ``position``, the board shown to it."""
     rules = rules_for("pylos")
-    before = rules.parse_position("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
+    before = rules.parse_position(position)
     referee = Referee(rules, start=before, coverage=BASE)
     board = Board(referee, reeds)
     referee.begin(0.0)
     cells = rules.cells(before)
     board.show(cells)
+    return rules, before, referee, board, cells
+
+
+def test_occupancy_only_raise_asks_for_confirmation_and_takes_the_answer():
+    rules, before, referee, board, cells = on_reeds("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
     # Light raises 1a4 onto 2b1: the reeds see only 1a4 emptied (2a1, 2b1, 2c1 all fit)
     lifted = {**cells, "1a4": "."}
     assert board.show(lifted) == []
@@ -284,13 +290,7 @@ def test_confirm_button_takes_the_only_candidate_and_a_camera_turn_needs_no_butt
 
 
 def test_a_question_the_board_no_longer_fits_is_withdrawn():
-    rules = rules_for("pylos")
-    before = rules.parse_position("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
-    referee = Referee(rules, start=before, coverage=BASE)
-    board = Board(referee, reeds)
-    referee.begin(0.0)
-    cells = rules.cells(before)
-    board.show(cells)
+    rules, before, referee, board, cells = on_reeds("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
     board.show({**cells, "1a4": "."})
     assert [e.type for e in referee.observe(Press(5.0, "end-turn", "light"))] == ["confirm-needed"]
     # the ball goes back to 1a4 and Light places on 1b3 instead; Dark pressed nothing, so
