@@ -106,14 +106,23 @@ def run_calibrate_camera(args: argparse.Namespace) -> int:
     import cv2
     from vision.charuco import CalibrationBoard, CalibrationError, calibrate
     from vision.intrinsics import save_intrinsics
+    parts = args.squares.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        print(f"arbiter calibrate-camera: --squares {args.squares!r}: expected ACROSSxDOWN such as 7x5", file=sys.stderr)
+        return 2
+    squares = (int(parts[0]), int(parts[1]))
     try:
-        squares = tuple(int(v) for v in args.squares.lower().split("x"))
-        board = CalibrationBoard(squares, args.square_mm, args.marker_mm)  # type: ignore[arg-type]
-    except (ValueError, CalibrationError) as exc:
+        board = CalibrationBoard(squares, args.square_mm, args.marker_mm)
+    except CalibrationError as exc:
         print(f"arbiter calibrate-camera: {exc}", file=sys.stderr)
         return 2
     if args.sheet:
-        cv2.imwrite(args.sheet, board.image(dpi=300))
+        if Path(args.sheet).suffix.lower() != ".png":
+            print(f"arbiter calibrate-camera: --sheet {args.sheet}: the board is written as .png", file=sys.stderr)
+            return 2
+        if not cv2.imwrite(args.sheet, board.image(dpi=300)):
+            print(f"arbiter calibrate-camera: --sheet {args.sheet}: cannot be written", file=sys.stderr)
+            return 2
         print(f"{args.sheet}: ChArUco board {squares[0]}x{squares[1]}, {args.square_mm:g} mm squares at 300 dpi; "
               f"print at 100 % and glue it flat on card", file=sys.stderr)
         return 0
@@ -123,9 +132,9 @@ def run_calibrate_camera(args: argparse.Namespace) -> int:
         return 2
     images = []
     for name in args.images:
-        image = cv2.imread(name, cv2.IMREAD_GRAYSCALE)
+        image, why = _read_image(name)
         if image is None:
-            print(f"arbiter calibrate-camera: {name}: not an image that can be read", file=sys.stderr)
+            print(f"arbiter calibrate-camera: {name}: {why}", file=sys.stderr)
             return 2
         images.append((name, image))
     try:

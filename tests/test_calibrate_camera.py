@@ -82,6 +82,20 @@ def test_command_line_writes_an_intrinsics_file(tmp_path, capsys):
     image = cv2.imread(str(sheet), cv2.IMREAD_GRAYSCALE)
     assert image.shape == (int(round(170 / 25.4 * 300)), int(round(230 / 25.4 * 300)))
     assert main(["calibrate-camera", str(tmp_path / "missing.png"), "--out", str(out)]) == 2
+    assert "missing.png: No such file" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--squares", "7x5x2", "--sheet", "b.png"], "--squares '7x5x2': expected ACROSSxDOWN"),
+    (["--squares", "2x5", "--sheet", "b.png"], "3 to 20 squares"),
+    (["--marker-mm", "40", "--sheet", "b.png"], "must be smaller than the squares"),
+    (["--sheet", "b.txt"], "the board is written as .png"),
+    (["--sheet", "no/such/dir/b.png"], "cannot be written"),
+])
+def test_calibrate_camera_errors(tmp_path, capsys, monkeypatch, args, words):
+    monkeypatch.chdir(tmp_path)
+    assert main(["calibrate-camera", *args]) == 2
+    assert words in capsys.readouterr().err
 
 
 def test_intrinsics_files_are_checked_and_scale():
