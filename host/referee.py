@@ -383,9 +383,6 @@ class Referee:
             if back is not None:
                 return self._takeback(t, back)
             return self._illegal(t, bad)
-        flagged = self.flag if self.status == FLAGGED else None
-        if self.status == FLAGGED:
-            events.append(self._restored(t))
         if self.status == AWAITING:
             return events
         before = rules.cells(position)
@@ -394,12 +391,18 @@ class Referee:
         if opened:  # the next player's first step: this turn is over
             after_cells = dict(cells)
             after_cells[opened[0]] = cells[opened[0]][0] + "."
-            events += self._close_sparklies(t, after_cells)
-            if flagged is not None and [e.type for e in events] == [ev.RESTORED, ev.ILLEGAL] and self.flag == flagged:
-                return []  # the flagged board judged again (after a restart): still flagged, nothing new
+            flagged = self.status == FLAGGED
+            events = self._close_sparklies(t, after_cells)
+            if flagged:
+                if self.status == FLAGGED:
+                    return events  # still illegal (the same cells again raise nothing new)
+                self.flag = None
+                events.insert(0, Event(ev.RESTORED, t, {"position": rules.format_position(position)}))
             if self.status == PLAYING and self.position is not position:
                 self.pending_cells = cells  # the next turn under way
             return events
+        if self.status == FLAGGED:
+            events.append(self._restored(t))
         self.pending_cells = cells if cells != before else None
         return events
 
