@@ -257,13 +257,7 @@ def test_turn_buttons_close_invisible_turns_and_are_ignored_out_of_turn():
     """Reed switches cannot see a ball put on level 2: the mover's turn button ends the turn
     and the referee asks which placement it was. The other player's button, or the mover's
     after the board already showed the turn, changes nothing."""
-    rules = rules_for("pylos")
-    before = rules.parse_position("LDLD,DLDL,LDLD,DLDL/...,...,.../..,../. L 7 7")
-    referee = Referee(rules, start=before, coverage=BASE)
-    board = Board(referee, reeds)
-    referee.begin(0.0)
-    cells = rules.cells(before)
-    board.show(cells)
+    rules, before, referee, board, cells = on_reeds("LDLD,DLDL,LDLD,DLDL/...,...,.../..,../. L 7 7")
     board.show({**cells, "2b2": "L"})  # invisible
     assert referee.observe(Press(5.0, "end-turn", "dark")) == []  # not Dark's turn
     events = referee.observe(Press(5.1, "end-turn", "light"))
@@ -276,12 +270,7 @@ def test_turn_buttons_close_invisible_turns_and_are_ignored_out_of_turn():
 
 
 def test_confirm_button_takes_the_only_candidate_and_a_camera_turn_needs_no_button():
-    rules = rules_for("pylos")
-    referee = Referee(rules)
-    board = Board(referee, lambda cells: dict(cells))
-    referee.begin(0.0)
-    cells = rules.cells(rules.start())
-    board.show(cells)
+    rules, referee, board, cells = pylos_at_start()
     events = board.show({**cells, "1a1": "L"})
     assert [e.data["move"] for e in events] == ["1a1"]
     assert referee.observe(Press(1.0, "end-turn", "light")) == []  # late: the turn was seen
