@@ -41,6 +41,8 @@ SCHEMA: dict[str | None, dict[str, tuple[type | tuple[type, ...], Any]]] = {
              "enabled": (bool, True)},
     "storage": {"database": (str, None)},
     "stability": {"frames": (int, 3), "seconds": ((int, float), 0.25)},
+    "camera": {"board": (str, None), "intrinsics": (str, None), "calibration": (str, None), "fps": ((int, float), 10.0),
+               "debug_dir": (str, None), "debug_before": ((int, float), 5.0), "debug_after": ((int, float), 2.0)},
     "players": {},  # free keys: the game's player names (light/dark, white/black)
 }
 
@@ -57,6 +59,7 @@ class Config:
     mqtt: Mapping[str, Any] = field(default_factory=dict)
     storage: Mapping[str, Any] = field(default_factory=dict)
     stability: Mapping[str, Any] = field(default_factory=dict)
+    camera: Mapping[str, Any] = field(default_factory=dict)
     players: Mapping[str, str] = field(default_factory=dict)
 
     def rule_options(self, game: str | None = None) -> dict[str, Any]:
@@ -150,9 +153,26 @@ def from_mapping(data: Mapping[str, Any], origin: str = "configuration") -> Conf
         raise ConfigError(f"{origin}: stability: frames must be at least 1 and seconds not negative")
     if config.source["coverage"] not in ("all", "base"):
         raise ConfigError(f"{origin}: source.coverage: expected \"all\" (camera) or \"base\" (reed switches)")
+    _check_camera(origin, config.camera)
     if config.mqtt["url"] is not None and not config.mqtt["url"].startswith(("mqtt://", "mqtts://")):
         raise ConfigError(f"{origin}: mqtt.url: expected mqtt://host:port or mqtts://host:port")
     return config
+
+
+#: the most seconds a debug capture may reach before or after a flag (the frames are kept in memory)
+DEBUG_SECONDS = 60
+
+
+def _check_camera(origin: str, camera: Mapping[str, Any]) -> None:
+    if not 0 < camera["fps"] <= 120:
+        raise ConfigError(f"{origin}: camera.fps: expected more than 0 and at most 120 frames a second, "
+                          f"got {camera['fps']!r}")
+    for key in ("debug_before", "debug_after"):
+        if not 0 <= camera[key] <= DEBUG_SECONDS:
+            raise ConfigError(f"{origin}: camera.{key}: expected 0 to {DEBUG_SECONDS} seconds, got {camera[key]!r}")
+    for key in ("board", "intrinsics", "debug_dir"):
+        if camera[key] is not None and not camera[key].strip():
+            raise ConfigError(f"{origin}: camera.{key}: an empty string (leave the key out for the default)")
 
 
 def _games(origin: str, value: list[Any]) -> tuple[str, ...]:

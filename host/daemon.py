@@ -40,9 +40,11 @@ class Daemon:
 
     def __init__(self, config: Config, rules: Rules, source: Source, *, recorder: Recorder,
                  link: Any | None = None, status_out: TextIO | None = None,
-                 clock_now: Callable[[], Any] | None = None):
+                 clock_now: Callable[[], Any] | None = None, debug: Any | None = None):
         self.config, self.source = config, source
         self.recorder, self.link = recorder, link
+        #: the debug-capture sink (host/debug_capture.py), told of every event; None: no captures
+        self.debug = debug
         self.status_out = status_out
         self._referee_kwargs: dict[str, Any] = {"now": clock_now} if clock_now else {}
         self._stability = Stability(config.stability["frames"], config.stability["seconds"])
@@ -80,6 +82,7 @@ class Daemon:
         self.rules = self.board_rules[rules.game] = rules
         self.referee = self._new_referee(rules)
         self._watch = self._new_watch()
+        self.source.follow(rules)
 
     def _may_switch(self) -> bool:
         """Whether the board may follow another game's start position: after a finished
@@ -201,6 +204,8 @@ class Daemon:
             if self.link is not None:
                 self.link.poll()
         self.publish_state()
+        if self.debug is not None:
+            self.debug.close()
         return 0
 
     def observe(self, obs: Observation | Press) -> None:
@@ -305,6 +310,9 @@ class Daemon:
         if self.link is not None:  # published once committed, never before
             for seq, payload in stored:
                 self.link.publish_event(seq, payload)
+        if self.debug is not None:
+            self.debug.events(events, board_id=self.config.board_id, game_id=self.game_id, game=self.rules.game,
+                              variant=self.rules.variant)
         if events:
             self.publish_state()
 

@@ -24,9 +24,9 @@ def run_daemon(args: Any) -> int:
         configured_rules(config, rules)  # checks games and the other games' configuration before anything opens
         spec = args.source or config.source["spec"]
         if not spec:
-            raise ConfigError("no source: give --source (replay:FILE or sim:) or set source.spec")
+            raise ConfigError("no source: give --source (replay:FILE, sim: or camera:...) or set source.spec")
         speed = config.source["speed"] if args.speed is None else args.speed
-        source = open_source(spec, rules, speed=speed, coverage=config.source["coverage"])
+        source = open_source(spec, rules, speed=speed, coverage=config.source["coverage"], camera=config.camera)
         db = args.db or config.storage["database"] or Recorder.default_path()
         recorder = Recorder(db, board_id=config.board_id)
     except (ConfigError, SourceError, RecorderError, RulesError) as exc:
@@ -37,8 +37,9 @@ def run_daemon(args: Any) -> int:
         if config.mqtt["enabled"] and not args.no_mqtt:
             link = _link(config, recorder)
             link.start()
+        debug = source.camera.debug_sink() if source.camera is not None else None
         daemon = Daemon(config, rules, source, recorder=recorder, link=link,
-                        status_out=None if args.quiet else sys.stdout)
+                        status_out=None if args.quiet else sys.stdout, debug=debug)
         install_signal_handlers(daemon)
         return daemon.run()
     except (ValueError, RuntimeError) as exc:  # configuration the MQTT link refuses; a broker port in use
@@ -63,9 +64,10 @@ def add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="run the referee daemon on a source until stopped")
     p.add_argument("--game", choices=("pylos", "sparks", "sparklies"))
     p.add_argument("--variant")
-    p.add_argument("--source", help="replay:FILE or sim:[key=value,...]")
+    p.add_argument("--source", help="replay:FILE, sim:[key=value,...] or camera:DEVICE|VIDEO|DIR/|URL")
     p.add_argument("--config", help="TOML configuration file (docs/configuration.md)")
-    p.add_argument("--speed", type=float, help="replay speed: 1 as recorded, 0 as fast as possible (source.speed)")
+    p.add_argument("--speed", type=float, help="replay speed of logs, videos and image directories: 1 as "
+                   "recorded, 0 as fast as possible (source.speed)")
     p.add_argument("--board-id", help="board id (default from the configuration: board-1)")
     p.add_argument("--db", help="game database (default: the user's data directory)")
     p.add_argument("--no-mqtt", action="store_true", help="do not connect to or start an MQTT broker")

@@ -1,17 +1,17 @@
-"""Observation sources for the daemon: ``replay:FILE`` and ``sim:...`` now; ``camera:``,
-``serial:`` and ``gpio:`` arrive with the vision and board-controller work."""
+"""Observation sources for the daemon: ``replay:FILE``, ``sim:...`` and ``camera:...``
+(host/camera_source.py); ``serial:`` and ``gpio:`` arrive with the board-controller work."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Any, Iterable, Iterator, Mapping
 
 from .games import Rules, pyramid
 from .observation import Observation, ObservationError, Press, read_log
 
 BASE_HOLLOWS = frozenset(n for n in pyramid.NAMES if n.startswith("1"))
-LATER = {"camera": "the vision issue", "serial": "the board-controller issue", "gpio": "the board-controller issue"}
+LATER = {"serial": "the board-controller issue", "gpio": "the board-controller issue"}
 
 
 class SourceError(ValueError):
@@ -30,6 +30,13 @@ class Source:
     finite: bool = False
     #: replay speed: 1 as recorded, 2 twice as fast, 0 no waiting
     speed: float = 0.0
+    #: the camera behind ``items`` (host/camera_source.py's CameraSource), None for other sources
+    camera: Any = None
+
+    def follow(self, rules: Rules) -> None:
+        """The daemon now referees ``rules``: a camera reads that game's colours."""
+        if self.camera is not None:
+            self.camera.follow(rules)
 
     def paced(self, after: float | None = None) -> Iterator[Observation | Press | ObservationError]:
         """The items at their speed, leaving out observations and presses up to source time
@@ -53,8 +60,9 @@ class Source:
         yield from errors
 
 
-def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = "all") -> Source:
-    """The source a spec string names."""
+def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = "all",
+                camera: Mapping[str, Any] | None = None) -> Source:
+    """The source a spec string names; ``camera``: the configuration's [camera] section."""
     kind, _, rest = spec.partition(":")
     cover = BASE_HOLLOWS if coverage == "base" else None
     if kind == "replay":
@@ -78,6 +86,11 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         if config.occupancy:
             cover = BASE_HOLLOWS
         return Source(spec, simulator, cover, finite=bool(config.games), speed=config.speed)
+    if kind == "camera":
+        from .camera_source import open_camera
+        cam = open_camera(spec, rules, camera)
+        # a live camera delivers in real time; a video file or directory plays at ``speed``
+        return Source(spec, cam, cover, finite=not cam.spec.live, speed=0.0 if cam.spec.live else speed, camera=cam)
     if kind in LATER:
         raise SourceError(f"{kind}: sources are not available yet (they arrive with {LATER[kind]})")
-    raise SourceError(f"unknown source {spec!r}: expected replay:FILE or sim:[options]")
+    raise SourceError(f"unknown source {spec!r}: expected replay:FILE, sim:[options] or camera:...")

@@ -1,6 +1,7 @@
-"""The vision commands of ``arbiter``: ``markers`` (a printable marker sheet) and
-``recognize`` (camera images -> observations). OpenCV is imported only when one of them
-runs."""
+"""The vision commands of ``arbiter``: ``markers`` (a printable marker sheet),
+``recognize`` (camera images -> observations), ``calibrate-camera`` (a lens) and
+``calibrate`` (a board's pose and colours from its start position). OpenCV is imported
+only when one of them runs."""
 
 from __future__ import annotations
 
@@ -49,13 +50,15 @@ def run_recognize(args: argparse.Namespace) -> int:
     from vision.geometry import GeometryError, load_board
     from vision.intrinsics import IntrinsicsError, load_intrinsics
     from vision.pose import PoseError
+    from vision.calibration import CalibrationError, load_calibration
     from vision.recognize import RecognitionError, Recognizer, unknown_cells
     from host.observation import Observation
     try:
         board = load_board(args.board)
         intrinsics = load_intrinsics(args.camera) if args.camera else None
-        recognizer = Recognizer(board, args.game, intrinsics=intrinsics)
-    except (GeometryError, IntrinsicsError, PoseError, RecognitionError) as exc:
+        calibration = load_calibration(args.calibration) if args.calibration else None
+        recognizer = Recognizer(board, args.game, intrinsics=intrinsics, calibration=calibration)
+    except (GeometryError, IntrinsicsError, PoseError, RecognitionError, CalibrationError) as exc:
         print(f"arbiter recognize: {exc}", file=sys.stderr)
         return 2
     unreadable = no_board = False
@@ -99,7 +102,9 @@ def add_vision_parsers(sub: Any) -> None:
     p.add_argument("--camera", metavar="FILE", help="camera intrinsics from arbiter calibrate-camera (JSON)")
     p.add_argument("--json", action="store_true", help="a JSON array with the pose and per-position details")
     p.add_argument("--interval", type=float, default=1.0, help="seconds between images, for t (default 1)")
+    p.add_argument("--calibration", metavar="FILE", help="colours (and board, game) from arbiter calibrate (JSON)")
     p.set_defaults(func=run_recognize)
+    add_calibrate_parser(sub)
 
 
 def run_calibrate_camera(args: argparse.Namespace) -> int:
@@ -159,3 +164,96 @@ def add_calibrate_camera_parser(sub: Any) -> None:
     p.add_argument("--square-mm", type=float, default=30.0, help="printed square size (default 30)")
     p.add_argument("--marker-mm", type=float, default=22.0, help="printed marker size (default 22)")
     p.set_defaults(func=run_calibrate_camera)
+
+
+def _frames(source: str, limit: int) -> Any:
+    """(name, image or None, why) for an image file, or up to ``limit`` frames of a
+    ``camera:`` source (vision/capture.py; CaptureError for a bad spec)."""
+    if not source.startswith("camera:"):
+        image, why = _read_image(source)
+        yield source, image, why
+        return
+    from vision.capture import Capture, parse_camera_spec
+    for k, frame in enumerate(Capture(parse_camera_spec(source))):
+        if k >= limit:
+            return
+        yield f"frame {frame.index}", frame.image, frame.error
+
+
+def run_calibrate(args: argparse.Namespace) -> int:
+    """Calibrate on the first frame of SOURCE that shows the game's start; exit 0 written,
+    1 no frame would calibrate, 2 bad arguments or files."""
+    import cv2
+    from vision.calibration import CalibrationError, calibrate
+    from vision.capture import CaptureError
+    from vision.geometry import GeometryError, load_board
+    from vision.intrinsics import IntrinsicsError, load_intrinsics
+    from vision.overlay import draw
+    from vision.recognize import RecognitionError, Recognizer
+    me = "arbiter calibrate"
+    if args.frames < 1:
+        print(f"{me}: --frames must be at least 1, not {args.frames}", file=sys.stderr)
+        return 2
+    if args.overlay and Path(args.overlay).suffix.lower() not in (".png", ".jpg", ".jpeg"):
+        print(f"{me}: --overlay {args.overlay}: write it as .png (or .jpg)", file=sys.stderr)
+        return 2
+    try:
+        board = load_board(args.board)
+        game = args.game or board.games[0]
+        intrinsics = load_intrinsics(args.camera) if args.camera else None
+        Recognizer(board, game)
+    except (GeometryError, IntrinsicsError, RecognitionError) as exc:
+        print(f"{me}: {exc}", file=sys.stderr)
+        return 2
+    found = reason = None
+    tried = 0
+    try:
+        for name, image, why in _frames(args.source, args.frames):
+            tried += 1
+            if image is None:
+                if not args.source.startswith("camera:"):
+                    print(f"{me}: {name}: {why}", file=sys.stderr)
+                    return 2
+                reason = f"{name}: {why}"
+                print(f"{me}: {reason}", file=sys.stderr)
+                continue
+            try:
+                found = (calibrate(image, board, game, intrinsics=intrinsics), image)
+                break
+            except CalibrationError as exc:
+                reason = f"{name}: {exc}"
+                print(f"{me}: {reason}", file=sys.stderr)
+    except CaptureError as exc:
+        print(f"{me}: {exc}", file=sys.stderr)
+        return 2
+    if found is None:
+        print(f"{me}: no frame calibrated ({tried} tried); the last: {reason or 'no frames'}", file=sys.stderr)
+        return 1
+    cal, image = found
+    try:
+        cal.save(args.out)
+    except OSError as exc:
+        print(f"{me}: --out {args.out}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    print(f"{args.out}: {board.name} {game}, {cal.size[0]}x{cal.size[1]}: {cal.describe()}", file=sys.stderr)
+    if args.overlay:
+        result = Recognizer(board, game, intrinsics=intrinsics, calibration=cal).read(image)
+        pose = result.pose if result.pose is not None else cal.pose
+        picture = draw(image, board, pose, result.observation.cells, f"{board.name} {game}, calibrated")
+        if not cv2.imwrite(args.overlay, picture):
+            print(f"{me}: --overlay {args.overlay}: cannot be written", file=sys.stderr)
+            return 2
+        print(f"{args.overlay}: every position as read with the calibration; check it", file=sys.stderr)
+    return 0
+
+
+def add_calibrate_parser(sub: Any) -> None:
+    p = sub.add_parser("calibrate", help="measure a board's pose and colours on its start position")
+    p.add_argument("--board", required=True, help="board name (hardware/boards/NAME.json) or a geometry file")
+    p.add_argument("--source", required=True, help="an image file, or camera:0, camera:video.mp4, camera:frames/...")
+    p.add_argument("--game", help="the game set up on the board (default: the board's first game)")
+    p.add_argument("--camera", metavar="FILE", help="camera intrinsics from arbiter calibrate-camera (JSON)")
+    p.add_argument("--out", required=True, help="the calibration file to write (JSON)")
+    p.add_argument("--overlay", help="write the frame with every position as read to this PNG")
+    p.add_argument("--frames", type=int, default=30, help="give up after this many camera frames (default 30)")
+    p.set_defaults(func=run_calibrate)

@@ -57,20 +57,30 @@ def true_after(rules, truth, position, number: int, t: float) -> str:
     return truth.positions[number]
 
 
-def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False) -> Outcome:
+def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
+                 camera: tuple[int, int] | None = None, turns: int = 300) -> Outcome:
     """One simulated game refereed; a confirmation is answered with the true turn, as the
     players would. ``occupancy``: reed switches under the base hollows and turn buttons, no
-    camera (no hands over the board, then)."""
-    rules = rules_for(game, **OPTIONS.get(game, {}))
+    camera (no hands over the board, then). ``camera``: every frame rendered at this
+    resolution and read by vision (host/sim_vision.py) instead of the simulator's ideal
+    sensor (no flicker then: vision makes its own errors)."""
+    options = {"width": 9, "height": 9} if camera and game == "sparklies" else OPTIONS.get(game, {})
+    rules = rules_for(game, **options)
     noise = {k: v for k, v in NOISY.items() if k != "hands"} if occupancy else NOISY
-    config = SimConfig(seed=seed, game=game, occupancy=occupancy, **(noise if noisy else {}))
+    if camera:
+        noise = {k: v for k, v in noise.items() if k != "flicker"}
+    config = SimConfig(seed=seed, game=game, occupancy=occupancy, max_turns=turns, **(noise if noisy else {}))
     sim = simulate_game(rules, random.Random(seed), config)
     truth = sim.truth
     referee = Referee(rules, start=rules.parse_position(truth.start),
                       coverage=BASE_HOLLOWS if occupancy else None)
     events = referee.begin(0.0)
     result = Outcome(games=1, observations=len(sim.observations), turns=len(truth.turns))
-    for obs in sim.stream():
+    stream = sim.stream()
+    if camera:
+        from host.sim_vision import Cameras
+        stream = Cameras(random.Random(seed), camera).observations(sim)
+    for obs in stream:
         out = referee.observe(obs)
         for event in list(out):
             if event.type == "confirm-needed":

@@ -58,7 +58,8 @@ def test_replay_source_with_bad_lines_is_recorded(tmp_path):
 
 @pytest.mark.parametrize("argv, words", [
     (["--game", "chess", "--source", "sim:"], "invalid choice"),
-    (["--game", "pylos", "--source", "camera:0"], "not available yet"),
+    (["--game", "pylos", "--source", "serial:"], "not available yet"),
+    (["--game", "pylos", "--source", "camera:/nonexistent.mp4"], "no such file or directory"),
     (["--game", "pylos", "--source", "sim:illegal=2"], "illegal"),
     (["--game", "pylos", "--source", "replay:/nonexistent.jsonl"], "no such file"),
 ])

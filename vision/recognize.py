@@ -19,12 +19,13 @@ stream of frames pays for it once; :func:`recognize` builds one per call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from host.observation import Observation
 
+from .calibration_colours import BallPalette, TilePalette, tile_chroma
 from .geometry import Board
 from .pose import Intrinsics, Pose, PoseError, as_grey, estimate_pose
 from .recognize_balls import Reading, Thresholds, read_pyramid
@@ -33,6 +34,9 @@ from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, 
 from .recognize_hands import band_points, find_hands
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
+
+if TYPE_CHECKING:
+    from .calibration import Calibration
 
 #: ball letters by game
 LETTERS = {"pylos": "LD", "sparks": "WBR"}
@@ -56,6 +60,8 @@ class Recognition:
     error: str | None = None
     details: Mapping[str, str] = field(default_factory=dict)
     hand: bool = False
+    #: pyramid boards: the model's (empty, ball, hand) probabilities per position
+    probabilities: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -80,13 +86,32 @@ def unknown_cells(board: Board, game: str) -> dict[str, str]:
 
 
 class Recognizer:
-    """Recognition for one board and game; ``read`` a frame at a time."""
+    """Recognition for one board and game; ``read`` a frame at a time.
+
+    With a ``calibration`` (vision/calibration.py) the colour prototypes are the ones it
+    measured; the pose is still found in every frame. With ``adapt`` the prototypes follow
+    the light slowly: after each frame without a hand in view, the letters read with
+    confidence pull their prototype a little towards what they measured, within a bound
+    of the calibrated (or default) value (vision/calibration_colours.py). That state lives
+    in this instance."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
-                 model: Ensemble | None = None, thresholds: Thresholds = Thresholds()):
+                 model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
+                 calibration: Calibration | None = None, adapt: bool = False):
+        if calibration is not None:
+            if calibration.board != board.name:
+                raise RecognitionError(f"the calibration is for board {calibration.board}, not {board.name}")
+            if game is not None and game != calibration.game:
+                raise RecognitionError(f"the calibration is for {calibration.game}, not {game}")
+            game = calibration.game
         game = game or board.games[0]
         if game not in board.games:
             raise RecognitionError(f"{board.name} is a board for {', '.join(board.games)}, not {game}")
+        self.calibration = calibration
+        self.adapt = adapt
+        self.palette: BallPalette | None = None
+        self.tile_palette: TilePalette | None = None
+        colours_follow = calibration is not None or adapt
         self.board = board
         self.game = game
         self.intrinsics = intrinsics
@@ -101,11 +126,15 @@ class Recognizer:
             self.model = model or load()
             if self.model is None:
                 raise RecognitionError("no trained model: run python -m vision.recognize_train")
+            if colours_follow:
+                self.palette = BallPalette(LETTERS[game], calibration.balls if calibration else {}, self.protos)
         else:
             self.layout = None
             self.grid = GridLayout.of(board)
             self.tiles = tile_prototypes(board)
             self.albedo = plate_albedos(board)
+            if colours_follow:
+                self.tile_palette = TilePalette(calibration.tiles if calibration else {}, self.tiles)
 
     def unknown(self, t: float, error: str, pose: Pose | None = None) -> Recognition:
         return Recognition(Observation(t, unknown_cells(self.board, self.game)), pose, self.board.name, self.game,
@@ -164,15 +193,26 @@ class Recognizer:
         plate = measure_plate(image, self.board, pose, self.margin).colour
         hands = find_hands(image, pose, self.rings)
         if self.layout is not None:
-            readings = read_pyramid(image, self.layout, self.geometry(pose), plate, self.protos, LETTERS[self.game],
-                                    self.model, hands, self.thresholds)
+            palette = self.palette
+            readings = read_pyramid(image, self.layout, self.geometry(pose), plate,
+                                    palette.protos() if palette else self.protos, LETTERS[self.game],
+                                    self.model, hands, self.thresholds, palette.colour if palette else None)
             cells = {n: r.code for n, r in readings.items()}
             details = {n: _describe(r) for n, r in readings.items()}
+            probabilities = {n: r.p for n, r in readings.items()}
+            if palette is not None and self.adapt and not hands.present:
+                palette.adapt(readings)
         else:
-            cellr = read_grid(image, self.grid, self.grid_geometry(pose), plate, self.tiles, self.albedo)
+            tiles = self.tile_palette
+            geo = self.grid_geometry(pose)
+            cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
-        return Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present)
+            probabilities = {}
+            if tiles is not None and self.adapt and not hands.present:
+                tiles.adapt(cells, self.grid.names, *tile_chroma(image, self.grid, geo, plate))
+        return Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present,
+                           probabilities)
 
 
 def _describe(r: Reading) -> str:
@@ -183,7 +223,8 @@ def _describe(r: Reading) -> str:
 
 
 def recognize(image: Any, board: Board, game: str | None = None, *, pose: Pose | None = None,
-              intrinsics: Intrinsics | None = None, t: float = 0.0) -> Recognition:
+              intrinsics: Intrinsics | None = None, t: float = 0.0,
+              calibration: Calibration | None = None) -> Recognition:
     """One frame's observation (see :class:`Recognizer`); ``game`` defaults to the board's
-    first."""
-    return Recognizer(board, game, intrinsics=intrinsics).read(image, t, pose)
+    first (or the calibration's)."""
+    return Recognizer(board, game, intrinsics=intrinsics, calibration=calibration).read(image, t, pose)

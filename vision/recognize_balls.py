@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
@@ -57,6 +58,8 @@ class Reading:
     why: str
     p: tuple[float, float, float] = (math.nan, math.nan, math.nan)
     shares: dict[str, float] = field(default_factory=dict)
+    #: a ball read by colour: its colour measures (``Batch.colour``), for adapting to the light
+    colour: tuple[float, ...] = ()
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -82,8 +85,11 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
     return "?", f"ball, colour unclear (level {level:.2f}, red {red:.2f})"
 
 
+ColourRule = Callable[[np.ndarray, str], tuple[str, str]]
+
+
 def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.ndarray, count: int, level: int,
-           letters: str, th: Thresholds) -> Reading:
+           letters: str, th: Thresholds, colour_rule: ColourRule | None = None) -> Reading:
     """One position from the model's probabilities and its measures. A light ball (white,
     light wood) must also be brighter on top than at its sides (``up``) and not much darker
     in the middle than at the edge (``centre_edge``, log): only its shading tells it from
@@ -99,11 +105,11 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     if probs[1] >= th.ball:
         if level > 1 and share < th.upper_share:
             return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares)
-        code, why = colour_of(colour, letters)
+        code, why = (colour_rule or colour_of)(colour, letters)
         if code in LIGHT and (up < th.light_up or centre_edge < th.light_centre):
             return Reading("?", f"light, but not shaded like a ball (up {up:.2f}, centre {centre_edge:.2f})",
                            probs, shares)
-        return Reading(code, why, probs, shares)
+        return Reading(code, why, probs, shares, tuple(float(v) for v in colour))
     if probs[0] >= th.empty:
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
@@ -147,8 +153,10 @@ def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,
-                 letters: str, model, hands: HandSigns, th: Thresholds = Thresholds()) -> dict[str, Reading]:
-    """Every position of the board, read level by level from the top."""
+                 letters: str, model, hands: HandSigns, th: Thresholds = Thresholds(),
+                 colour_rule: ColourRule | None = None) -> dict[str, Reading]:
+    """Every position of the board, read level by level from the top; ``colour_rule``
+    replaces :func:`colour_of` (calibrated colours, vision/calibration.py)."""
     lin, inside = gather(image, geo.pixels)
     maybe = np.ones(len(layout.names), dtype=bool)
     near = np.array([hands.distance(*c[:2]) for c in layout.centres])
@@ -160,6 +168,6 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         probs = model.probabilities(batch.x)
         for j, i in enumerate(idx):
             readings[int(i)] = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
-                                      int(layout.levels[i]), letters, th)
+                                      int(layout.levels[i]), letters, th, colour_rule)
             maybe[i] = readings[int(i)].code != "."
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}

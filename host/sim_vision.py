@@ -1,0 +1,166 @@
+"""The simulator seen through a camera: every frame of a simulated game is rendered
+(vision/render.py) and read by vision (vision/recognize.py), so the referee gets what a
+real camera would give it, misreadings and unknowns included.
+
+The simulator's frames keep their ground truth (host/sim_render.py, FrameTruth): the
+physical board and the cells a hand covers. A :class:`CameraRig` is the camera on its
+stand, the room's light and the sensor; a :class:`SeenGame` renders each frame of a game
+from it, puts a hand over the cells the simulator says are covered, and reads the frame.
+Rendering is the slow part, so the image of each distinct (board, hand) is rendered once,
+without sensor noise, and every frame gets its own noise and JPEG compression on top.
+The simulator's single-frame flicker (a stand-in for misreadings) is not used here: vision
+makes its own.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import zlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Iterator, Mapping
+
+import cv2
+import numpy as np
+
+from .observation import Observation, Press
+
+if TYPE_CHECKING:
+    from vision.geometry import Board
+    from vision.recognize import Recognizer
+    from vision.render import Camera, Lighting
+
+    from .sim import SimGame
+
+#: the board each game is played on
+BOARDS = {"pylos": "pyramid-4", "sparks": "pyramid-4", "sparklies": "grid-9"}
+#: distinct images kept (an image of 1280x720 is 2.7 MB)
+CACHE = 48
+
+
+@dataclass(frozen=True)
+class CameraRig:
+    """A camera fixed above the board, the light, and the sensor's noise."""
+
+    camera: "Camera"
+    lighting: "Lighting"
+    noise: float = 1.5
+    blur: float = 0.6
+    jpeg_quality: int | None = 90
+    table_colour: tuple[int, int, int] = (84, 92, 104)
+    wood_seed: int = 0
+
+    @classmethod
+    def typical(cls, board: "Board", rng: random.Random, resolution: tuple[int, int] = (1280, 720)) -> CameraRig:
+        """A camera as players set one up: on a stand over the board, 0-30 degrees off
+        vertical, 450-650 mm away, a 55-70 degree lens; a room's light from above."""
+        from vision.render import Lighting, random_camera
+        camera = random_camera(board, rng, tilt_deg=(0.0, 30.0), distance_mm=(450.0, 650.0), fov_deg=(55.0, 70.0),
+                               resolutions=(resolution,), roll_deg=4.0)
+        az = rng.uniform(0, 2 * math.pi)
+        elevation = math.radians(rng.uniform(50, 80))
+        direction = (math.cos(elevation) * math.cos(az), math.cos(elevation) * math.sin(az), math.sin(elevation))
+        warm = rng.uniform(-1, 1) * 0.08
+        lighting = Lighting(direction=direction, colour=(1.0 + warm, 1.0, 1.0 - warm),
+                            intensity=rng.uniform(0.7, 1.3), ambient=rng.uniform(0.25, 0.4))
+        return cls(camera, lighting, wood_seed=rng.randrange(1000))
+
+
+def hand_over(board: "Board", cells: frozenset[str], rng: random.Random):
+    """A hand low over the middle of ``cells`` (a player's hand making a move there)."""
+    from vision.render import random_hand
+    xs = [board.position(n).centre[0] for n in cells]
+    ys = [board.position(n).centre[1] for n in cells]
+    spread = max(max(xs) - min(xs), max(ys) - min(ys))
+    top = max(board.position(n).centre[2] for n in cells)
+    low = top + 25.0
+    return random_hand(board, rng, over=(sum(xs) / len(xs), sum(ys) / len(ys)),
+                       height_mm=(low, low + 30.0 + spread / 4))
+
+
+class SeenGame:
+    """Frames of simulated games on one board, rendered and read."""
+
+    def __init__(self, board: "Board", rig: CameraRig, recognizers: Mapping[str, "Recognizer"],
+                 rng: random.Random):
+        self.board, self.rig, self.recognizers, self.rng = board, rig, recognizers, rng
+        self._noise = np.random.default_rng(rng.randrange(2**32))
+        self._images: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self.rendered = 0
+
+    def _clean(self, cells: Mapping[str, str], hand: frozenset[str]) -> np.ndarray:
+        """The frame before sensor noise, rendered once per (board, hand)."""
+        from vision.render import render
+        shown = {n: v for n, v in cells.items() if v not in (".", "..", "--")}
+        key = (tuple(sorted(shown.items())), tuple(sorted(hand)))
+        image = self._images.get(key)
+        if image is not None:
+            self._images.move_to_end(key)
+            return image
+        hands = []
+        if hand:
+            seed = zlib.crc32(",".join(sorted(hand)).encode())
+            hands = [hand_over(self.board, hand, random.Random(seed))]
+        rig = self.rig
+        image = render(self.board, shown, rig.camera, lighting=rig.lighting, hands=hands, blur=rig.blur,
+                       table_colour=rig.table_colour, wood_seed=rig.wood_seed).image
+        self.rendered += 1
+        self._images[key] = image
+        if len(self._images) > CACHE:
+            self._images.popitem(last=False)
+        return image
+
+    def image(self, cells: Mapping[str, str], hand: frozenset[str] = frozenset()) -> np.ndarray:
+        """One camera frame: the rendered board with fresh sensor noise and compression."""
+        rig = self.rig
+        image = self._clean(cells, hand)
+        if rig.noise > 0:
+            noisy = image + self._noise.normal(0.0, rig.noise, image.shape)
+            image = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
+        if rig.jpeg_quality is not None:
+            ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, rig.jpeg_quality])
+            image = cv2.imdecode(data, cv2.IMREAD_COLOR)
+        return image
+
+    def observations(self, game: "SimGame", *, track: bool = True) -> Iterator[Observation | Press]:
+        """The game's frames as vision reads them, with the button presses among them.
+        ``track``: follow the board over time (vision/track.py), anchored on the game's start
+        as a calibration would be."""
+        from vision.track import Tracker
+        reader: Any = self.recognizers[game.rules.game]
+        if track:
+            start = game.view(game.frames[0].board) if game.frames else {}
+            reader = Tracker(reader, known={n: v for n, v in start.items() if "?" not in v})
+        presses = iter(game.presses)
+        press = next(presses, None)
+        for obs, truth in zip(game.observations, game.frames):
+            while press is not None and press.t < obs.t:
+                yield press
+                press = next(presses, None)
+            yield reader.read(self.image(truth.board, truth.hand), obs.t).observation
+        if press is not None:
+            yield press
+        yield from presses
+
+
+class Cameras:
+    """One camera rig and reader per board, for games of any kind in turn."""
+
+    def __init__(self, rng: random.Random, resolution: tuple[int, int] = (1280, 720)):
+        self.rng, self.resolution = rng, resolution
+        self._seen: dict[str, SeenGame] = {}
+
+    def for_game(self, game: str) -> SeenGame:
+        from vision.geometry import load_board
+        from vision.recognize import Recognizer
+        name = BOARDS[game]
+        if name not in self._seen:
+            board = load_board(name)
+            rig = CameraRig.typical(board, self.rng, self.resolution)
+            readers = {g: Recognizer(board, g) for g in board.games}
+            self._seen[name] = SeenGame(board, rig, readers, random.Random(self.rng.randrange(2**32)))
+        return self._seen[name]
+
+    def observations(self, game: "SimGame") -> Iterator[Observation | Press]:
+        return self.for_game(game.rules.game).observations(game)
