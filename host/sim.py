@@ -68,6 +68,9 @@ class SimConfig:
     games: int = 0
     speed: float = 1.0
     script: str | None = None
+    #: every frame rendered from a camera on a stand and read by vision (host/sim_vision.py)
+    camera: bool = False
+    resolution: tuple[int, int] = (800, 600)
     stable_frames: int = 3
     stable_seconds: float = 0.25
     flag_frames: int = 5
@@ -98,6 +101,13 @@ class SimConfig:
             raise SimError(f"frames_per_state: at least {need} frames per board are needed at {self.fps:g} "
                            f"frames/s for a board to be stable ({self.stable_frames} frames and "
                            f"{self.stable_seconds:g} s), not {self.frames_per_state[0]}")
+        if self.camera and self.occupancy:
+            raise SimError("camera: a camera sees colours; it cannot be combined with occupancy (reed switches)")
+        if self.camera and self.game in ("sparklies", "all") and self.size not in (None, (9, 9)):
+            raise SimError("camera: the rendered Sparklies board is grid-9, a 9x9 board; leave size out or set 9x9")
+        if not (isinstance(self.resolution, tuple) and len(self.resolution) == 2
+                and all(isinstance(v, int) and 64 <= v <= 4096 for v in self.resolution)):
+            raise SimError(f"resolution must be WIDTHxHEIGHT, each 64 to 4096 pixels; got {self.resolution!r}")
         if self.size is not None and (not isinstance(self.size, tuple) or len(self.size) != 2 or not all(
                 isinstance(v, int) and 3 <= v <= 26 for v in self.size)):
             raise SimError(f"size must be (width, height) of a Sparklies board, each 3 to 26; got {self.size!r}")
@@ -449,8 +459,13 @@ class Simulator:
             n += 1
 
     def __iter__(self) -> Iterator[Observation | Press]:
+        cameras = None
+        if self.config.camera:
+            from .sim_vision import Cameras
+            seed = None if self.config.seed is None else self.config.seed * 7919 + 1  # not from self.rng: the games stay the same
+            cameras = Cameras(random.Random(seed), self.config.resolution)
         for game in self.games():
-            yield from game.stream()
+            yield from (cameras.observations(game) if cameras is not None else game.stream())
 
 
 def pace(observations: Iterable[Observation | Press], speed: float, *, clock: Callable[[], float] = time.monotonic,

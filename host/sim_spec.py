@@ -130,6 +130,8 @@ KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "games": ("games", _int(0)),
     "speed": ("speed", _number),
     "script": ("script", str),
+    "camera": ("camera", _bool),
+    "resolution": ("resolution", _size),
 }
 ALIASES = {"takebacks": "takeback", "hand_frames": "hand-frames"}
 

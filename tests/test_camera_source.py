@@ -339,3 +339,26 @@ def test_sources_that_cannot_be_used_say_why(tmp_path):
 
     with pytest.raises(SourceError, match="camera:0: the camera cannot be opened"):
         open_camera("camera:0", PYLOS, opener=lambda spec: Unplugged())
+
+
+def test_a_calibration_file_gives_its_colours_to_the_game_it_was_made_for(tmp_path, renders):
+    """camera.calibration: the file of ``arbiter calibrate`` (here from a rendered Sparks
+    start); its colours are used while the board plays Sparks, not Pylos; a file for another
+    board or a corrupt file is refused naming the key."""
+    from vision.calibration import calibrate
+    sparks = rules_for("sparks")
+    start = {n: v for n, v in sparks.cells(sparks.start()).items() if v != "."}
+    image = render(PYRAMID, start, CAMERA, lighting=LIGHT).image
+    path = tmp_path / "board.json"
+    calibrate(image, PYRAMID, "sparks").save(path)
+    write_dir(tmp_path / "frames", [image])
+    cam = open_camera(f"camera:{tmp_path / 'frames'}", sparks, {"calibration": str(path)})
+    assert cam.recognizer.recognizer.calibration is not None
+    cam.follow(PYLOS)
+    assert cam.recognizer.game == "pylos" and cam.recognizer.recognizer.calibration is None
+    (tmp_path / "bad.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(SourceError, match="camera.calibration: .*bad.json"):
+        open_camera(f"camera:{tmp_path / 'frames'}", sparks, {"calibration": str(tmp_path / "bad.json")})
+    grid = rules_for("sparklies")
+    with pytest.raises(SourceError, match="camera.calibration: .* is for board pyramid-4, not grid-9"):
+        open_camera(f"camera:{tmp_path / 'frames'}", grid, {"calibration": str(path)})

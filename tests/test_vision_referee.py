@@ -13,9 +13,29 @@ import pytest
 from sim_referee import referee_game
 
 
-@pytest.mark.parametrize("seed", [3, 4])
-def test_calm_sparks_games_through_vision_are_recorded_exactly(seed):
-    outcome = referee_game("sparks", seed, noisy=False, camera=(800, 600))
+@pytest.mark.parametrize("game, seed", [("sparks", 3), ("sparks", 4), ("pylos", 5)])
+def test_calm_games_through_vision_are_recorded_exactly(game, seed):
+    outcome = referee_game(game, seed, noisy=False, camera=(800, 600))
     assert outcome.exact == 1, outcome.failures
     assert outcome.false_flags == 0
     assert outcome.turns >= 10
+
+
+def test_the_sim_source_feeds_rendered_frames_through_vision():
+    """``sim:camera=1``: the daemon's simulator source reads rendered frames through vision;
+    a calm scripted Sparks opening arrives as the observations vision makes of it."""
+    from host.games import rules_for
+    from host.observation import Observation
+    from host.sim_spec import parse_sim_spec
+    from host.sources import SourceError, open_source
+
+    rules = rules_for("sparks")
+    source = open_source("sim:seed=3,game=sparks,camera=1,turns=2,games=1,speed=0", rules)
+    items = [i for i in source.items if isinstance(i, Observation)]
+    assert len(items) > 20
+    first = items[10].cells  # the start, read once the lens is known
+    assert first["1a1"] in ("W", "B") and first["2a1"] == "."
+    assert sum(v == "?" for v in items[-1].cells.values()) < 10
+    with pytest.raises(SourceError, match="occupancy"):
+        open_source("sim:camera=1,occupancy=1", rules)
+    assert parse_sim_spec("sim:camera=1,resolution=640x480").resolution == (640, 480)

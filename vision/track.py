@@ -23,7 +23,7 @@ afresh.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Mapping
 
 import numpy as np
@@ -41,12 +41,21 @@ DIFF_LEVELS = 14.0
 CHANGED_SHARE = 0.06
 #: the pose moved by more than this (pixels, anywhere on the plate): start afresh
 MOVED_PX = 1.5
-#: the model's probability that, with the pixels changed, reads a ball where it was empty
-CHANGE_BALL = 0.9
+#: the model's probability that, with the pixels changed, reads a ball (or empty where it was empty)
+CHANGE_BALL = 0.8
 #: ... and empty where a ball was
-CHANGE_EMPTY = 0.9
+CHANGE_EMPTY = 0.6
+#: a move of the pose under this between two clear frames is noise: what is kept stays
+REBASE_PX = 4.0
 #: clear frames whose focal length estimates are pooled (no intrinsics file)
 FOCAL_FRAMES = 5
+#: a ball in front hides this much more than its own outline: blur, and the shadow and contact
+#: darkening it casts on the balls it rests on
+OCCLUDER_MARGIN = 1.25
+#: fewer samples in view than this: the position is hidden under balls
+MIN_SAMPLES = 8
+#: earlier readings remembered per position
+HISTORY = 4
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
 BLEND = 0.05
 
@@ -63,34 +72,63 @@ def _sphere_directions(count: int = 160) -> np.ndarray:
 UNIT = _sphere_directions()
 
 
-def sample_points(board: Board, pose: Pose) -> np.ndarray:
-    """Per position, the pixels (row, column; -1 outside the image) where it shows: a
-    ball's visible surface on a pyramid board, the control plate's square on a grid."""
-    eye = pose.centre
-    pts = []
-    if board.kind == "pyramid":
-        r = board.ball_diameter / 2 * 0.9
-        for p in board.positions:
-            c = np.asarray(p.centre, dtype=np.float64)
-            view = (eye - c) / np.linalg.norm(eye - c)
-            facing = UNIT[UNIT @ view > 0.25]
-            pts.append(c + r * facing)
-    else:
-        h = board.control_size / 2
-        z = board.control_thickness + board.tile_thickness
-        grid = np.linspace(-h, h, 8)
-        offsets = np.array([(x, y, z) for x in grid for y in grid])
-        for p in board.positions:
-            pts.append(np.asarray(p.centre, dtype=np.float64) + offsets)
-    width = max(len(q) for q in pts)
-    out = np.full((len(pts), width, 2), -1, dtype=np.intp)
-    w, h_img = pose.size
-    for i, q in enumerate(pts):
-        uv = pose.project(q)
-        col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
-        ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h_img)
-        out[i, :len(q)][ok] = np.stack([row[ok], col[ok]], axis=1).astype(np.intp)
-    return out
+@dataclass(frozen=True, eq=False)
+class Samples:
+    """Per position, the pixels (row, column; -1 outside the image) where it shows: points
+    on a ball's visible surface on a pyramid board, the control plate's square on a grid;
+    and ``hidden[i, s, j]``: whether ball ``j``, when present, hides sample ``s`` of ``i``."""
+
+    pixels: np.ndarray
+    hidden: np.ndarray
+
+    @classmethod
+    def of(cls, board: Board, pose: Pose) -> Samples:
+        eye = pose.centre
+        pts = []
+        if board.kind == "pyramid":
+            r = board.ball_diameter / 2 * 0.9
+            for p in board.positions:
+                c = np.asarray(p.centre, dtype=np.float64)
+                view = (eye - c) / np.linalg.norm(eye - c)
+                pts.append(c + r * UNIT[UNIT @ view > 0.25])
+        else:
+            h = board.control_size / 2
+            z = board.control_thickness + board.tile_thickness
+            grid = np.linspace(-h, h, 8)
+            offsets = np.array([(x, y, z) for x in grid for y in grid])
+            pts = [np.asarray(p.centre, dtype=np.float64) + offsets for p in board.positions]
+        n, width = len(pts), max(len(q) for q in pts)
+        pixels = np.full((n, width, 2), -1, dtype=np.intp)
+        world = np.full((n, width, 3), np.nan)
+        w, h_img = pose.size
+        for i, q in enumerate(pts):
+            uv = pose.project(q)
+            col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
+            ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h_img)
+            pixels[i, :len(q)][ok] = np.stack([row[ok], col[ok]], axis=1).astype(np.intp)
+            world[i, :len(q)] = q
+        hidden = np.zeros((n, width, n), dtype=bool)
+        if board.kind == "pyramid":
+            centres = np.array([p.centre for p in board.positions], dtype=np.float64)
+            radius = board.ball_diameter / 2 * OCCLUDER_MARGIN
+            ray = world - eye
+            length = np.linalg.norm(ray, axis=2)
+            d = ray / length[..., None]
+            to_c = centres - eye  # P x 3
+            along = np.einsum("isk,jk->isj", d, to_c)
+            miss2 = np.sum(to_c ** 2, axis=1)[None, None, :] - along ** 2
+            with np.errstate(invalid="ignore"):
+                entry = along - np.sqrt(np.maximum(radius ** 2 - miss2, 0.0))
+                hidden = (miss2 < radius ** 2) & (entry < length[..., None] - 1.0)
+            hidden[np.isnan(length)] = False
+            hidden[:, :, np.arange(n)] = hidden[:, :, np.arange(n)] & ~np.eye(n, dtype=bool)[:, None, :]
+        return cls(pixels, hidden)
+
+
+def _differs(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
+    """Whether a position's samples (where ``ok``) changed from ``ref``."""
+    differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
+    return bool(differ.sum() > CHANGED_SHARE * max(int(ok.sum()), 1))
 
 
 class Tracker:
@@ -104,10 +142,16 @@ class Tracker:
         self.unknown = "??" if recognizer.game == "sparklies" else "?"
         self._known = dict(known) if known is not None else None
         self._pose: Pose | None = None
-        self._points: np.ndarray | None = None
+        self._samples: Samples | None = None
         self._kept: dict[int, tuple[str, np.ndarray]] = {}
+        #: per position, earlier confident readings and their pixels (the newest last)
+        self._history: dict[int, list[tuple[str, np.ndarray]]] = {}
         self._supports = self._support_indices()
         self._focals: list[float] = []
+        self._rebase = False
+        self._last_clear = False
+        #: positions from the top down: what lies over a place is settled before it
+        self._order = sorted(range(len(self.names)), key=lambda i: -self.board.positions[i].centre[2])
 
     @property
     def game(self) -> str:
@@ -124,24 +168,26 @@ class Tracker:
 
     def reset(self) -> None:
         """Forget everything kept (the board was set up anew, the camera moved)."""
-        self._pose, self._points, self._kept = None, None, {}
+        self._pose, self._samples, self._kept, self._history = None, None, {}, {}
 
-    def _moved(self, pose: Pose) -> bool:
+    def _shift(self, pose: Pose) -> float:
+        """How far (pixels, anywhere on the plate) ``pose`` moves the board from the pose the
+        kept pixels were taken at; infinite when there is none."""
         old = self._pose
         if old is None or old.size != pose.size:
-            return True
+            return math.inf
         if old is pose:
-            return False
+            return 0.0
         w, d = self.board.plate[0] / 2, self.board.plate[1] / 2
         probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
-        return float(np.max(np.abs(old.project(probe) - pose.project(probe)))) > MOVED_PX
+        return float(np.max(np.abs(old.project(probe) - pose.project(probe))))
 
     def _learn_focal(self, result: Recognition) -> None:
         """Without an intrinsics file each frame's focal length is estimated anew, and its
         noise moves the pose by a pixel or two from frame to frame. A camera that stays put
         keeps its lens: the median of the first clear frames' estimates is kept."""
         pose = result.pose
-        if self.recognizer.intrinsics is not None or pose is None or result.hand:
+        if self.recognizer.intrinsics is not None or pose is None or result.hand or not self._last_clear:
             return
         if len(pose.markers) < len(self.board.markers) or pose.focal_source not in ("estimated", "blend"):
             return
@@ -150,7 +196,7 @@ class Tracker:
             w, h = pose.size
             f = float(np.median(self._focals))
             self.recognizer.intrinsics = Intrinsics(w, h, f, f, (w - 1) / 2, (h - 1) / 2)
-            self._pose = None  # the next frame's pose is the reference
+            self._rebase = True  # the next pose is the reference; what is kept stays
 
     def read(self, image: np.ndarray, t: float = 0.0) -> Recognition:
         """The frame's observation, with what unchanged pixels show carried over."""
@@ -158,13 +204,20 @@ class Tracker:
         if not result.ok or result.pose is None:
             return result  # a frame without the board says nothing about it
         self._learn_focal(result)
-        if self._moved(result.pose):
-            if result.hand and self._points is not None:
+        rebase = False
+        shift = self._shift(result.pose)
+        if shift > MOVED_PX or self._rebase:
+            if result.hand and self._samples is not None:
                 return result  # a hand over a marker moves the pose: wait until it is gone
-            self._kept = {}
-            self._pose, self._points = result.pose, sample_points(self.board, result.pose)
-        assert self._points is not None
-        pts = self._points
+            # a small move between two clear frames (or the lens just learnt) keeps what
+            # was read: nothing on the board moves without a hand
+            rebase = self._samples is not None and self._last_clear and (self._rebase or shift < REBASE_PX)
+            if not rebase:
+                self._kept, self._history = {}, {}
+            self._pose, self._samples = result.pose, Samples.of(self.board, result.pose)
+            self._rebase = False
+        assert self._samples is not None
+        pts, hidden = self._samples.pixels, self._samples.hidden
         inside = pts[..., 0] >= 0
         colour = image.ndim == 3 and image.shape[2] == 3
         px = image[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32)
@@ -172,56 +225,114 @@ class Tracker:
             px = px[..., None]
         cells = dict(result.observation.cells)
         details = dict(result.details)
-        if self._known is not None and not result.hand and self.recognizer.intrinsics is not None:
+        if rebase:
+            self._kept = {i: (code, px[i].copy()) for i, (code, _) in self._kept.items()}
+            self._history = {}
+        self._last_clear = not result.hand
+        if self._known is not None and not result.hand:
             for i, name in enumerate(self.names):
                 if name in self._known:
                     self._kept[i] = (self._known[name], px[i].copy())
             self._known = None
-        for i, name in enumerate(self.names):
+        maybe = self._possible(cells)
+        for i in self._order:
+            name = self.names[i]
             seen = cells[name]
             sure = self.unknown not in seen and "?" not in seen
             kept = self._kept.get(i)
             if kept is None:
                 if sure and not result.hand:
-                    self._kept[i] = (seen, px[i].copy())
+                    self._keep(i, seen, px[i])
+                maybe[i] = cells[name] != "."
                 continue
             code, ref = kept
-            ok = inside[i]
-            differ = (np.abs(px[i] - ref).max(axis=-1) > DIFF_LEVELS) & ok
-            changed = differ.sum() > CHANGED_SHARE * max(int(ok.sum()), 1)
-            if changed:
+            ok = inside[i] & ~hidden[i][:, maybe].any(axis=1)
+            if ok.sum() < MIN_SAMPLES:
+                # too little in view past what may stand in front: judge it past the balls
+                # seen there only; covered by those, it cannot change without them moving
+                balls = maybe & np.array([self.unknown not in cells[n] for n in self.names])
+                ok = inside[i] & ~hidden[i][:, balls].any(axis=1)
+                if ok.sum() < MIN_SAMPLES:
+                    if not sure:
+                        cells[name] = code
+                        details[name] = f"hidden under balls, kept {code}"
+                    maybe[i] = cells[name] != "."
+                    continue
+            if _differs(px[i], ref, ok):
+                back = None if result.hand else self._recall(i, px[i], ok)
                 if sure and not result.hand:
-                    self._kept[i] = (seen, px[i].copy())
+                    self._keep(i, seen, px[i])
+                elif back is not None:
+                    # it looks again as it did when it was read ``back``: the same content
+                    cells[name], details[name] = back, f"looks as when it was read {back}"
+                    self._keep(i, back, px[i])
                 elif not sure and not result.hand:
                     cells[name], why = self._changed(code, result.probabilities.get(name), seen)
                     if why:
                         details[name] = why
+                        self._keep(i, cells[name], px[i])  # held while the pixels stay so
+                maybe[i] = cells[name] != "."
                 continue
             ref += BLEND * (px[i] - ref) * ok[:, None]  # slow changes of light
-            if sure and seen != code:
+            if sure and seen != code and code == "#" and seen != ".":
+                self._kept[i] = (seen, ref)  # the ball's colour, now read
+            elif sure and seen != code:
                 cells[name] = self.unknown
                 details[name] = f"read {seen}, but unchanged since read {code}"
             elif not sure:
                 cells[name] = code
                 details[name] = f"unchanged since read {code}"
+            maybe[i] = cells[name] != "."
         self._check_supports(cells, details)
         return replace(result, observation=Observation(result.observation.t, cells), details=details)
 
+    def _keep(self, i: int, code: str, pixels: np.ndarray) -> None:
+        """``code`` is what position ``i`` holds now, seen as ``pixels``; what was kept
+        before goes into its history."""
+        old = self._kept.get(i)
+        if old is not None:
+            history = [h for h in self._history.get(i, []) if h[0] != old[0]] + [old]
+            self._history[i] = history[-HISTORY:]
+        self._kept[i] = (code, pixels.copy())
+
+    def _recall(self, i: int, pixels: np.ndarray, ok: np.ndarray) -> str | None:
+        """An earlier reading of position ``i`` whose pixels match the present ones."""
+        for code, ref in reversed(self._history.get(i, [])):
+            if not _differs(pixels, ref, ok):
+                return code
+        return None
+
+    def _possible(self, cells: Mapping[str, str]) -> np.ndarray:
+        """Positions that may hold a ball: not read empty, and every support may hold one
+        (nothing floats), worked out from the base up."""
+        possible = np.array([cells[n] != "." for n in self.names])
+        for i in reversed(self._order):
+            sup = self._supports.get(i, ())
+            if sup and not possible[list(sup)].all():
+                possible[i] = False
+        return possible
+
     def _changed(self, code: str, p: tuple[float, float, float] | None, seen: str) -> tuple[str, str]:
-        """A position whose pixels changed and that the frame alone leaves unsure: a place
-        that was empty and now likely holds a ball holds one (``#``, colour unknown), and a
-        ball that now likely is gone is gone. The change itself is the evidence the model's
-        threshold asks for."""
+        """A position whose pixels changed and that the frame alone leaves unsure: what the
+        model finds likely (a ball, ``#`` as its colour may have changed; or empty) is taken.
+        The change itself is the evidence the model's threshold asks for; the ball that
+        left a place is judged more leniently, as the empty place over balls is where the
+        model is least sure."""
         if p is None or p[0] != p[0]:
             return seen, ""
         if code == "." and p[1] >= CHANGE_BALL:
             return "#", f"changed from empty, likely a ball (ball {p[1]:.2f})"
-        if code not in (".", "?") and p[0] >= CHANGE_EMPTY:
+        if code == "." and p[0] >= CHANGE_BALL:
+            return ".", f"changed around it, likely still empty (empty {p[0]:.2f})"
+        if code != "." and p[0] >= CHANGE_EMPTY:
             return ".", f"changed from {code}, likely empty (empty {p[0]:.2f})"
+        if code != "." and p[1] >= CHANGE_BALL:
+            return "#", f"changed from {code}, likely a ball (ball {p[1]:.2f})"
         return seen, ""
 
     def _check_supports(self, cells: dict[str, str], details: dict[str, str]) -> None:
-        """No ball over a place read empty: both become unknown."""
+        """No ball over a place read empty: both become unknown; and nothing floats: an
+        unknown place over a place read empty is empty (from the base up)."""
         for i, sup in self._supports.items():
             name = self.names[i]
             if cells[name] in (".", "?") or not sup:
@@ -231,3 +342,9 @@ class Tracker:
                 if empty:
                     cells[other] = "?"
                     details[other] = "support rules: a ball over an empty-looking support"
+        for i in reversed(self._order):
+            sup = self._supports.get(i, ())
+            name = self.names[i]
+            if sup and cells[name] == "?" and any(cells[self.names[j]] == "." for j in sup):
+                cells[name] = "."
+                details[name] = "support rules: a support is empty"
