@@ -146,6 +146,8 @@ class Tracker:
         self._kept: dict[int, tuple[str, np.ndarray]] = {}
         #: per position, earlier confident readings and their pixels (the newest last)
         self._history: dict[int, list[tuple[str, np.ndarray]]] = {}
+        #: positions whose kept reading is the known start's, not the model's
+        self._trusted: set[int] = set()
         self._supports = self._support_indices()
         self._focals: list[float] = []
         self._rebase = False
@@ -168,7 +170,7 @@ class Tracker:
 
     def reset(self) -> None:
         """Forget everything kept (the board was set up anew, the camera moved)."""
-        self._pose, self._samples, self._kept, self._history = None, None, {}, {}
+        self._pose, self._samples, self._kept, self._history, self._trusted = None, None, {}, {}, set()
 
     def _shift(self, pose: Pose) -> float:
         """How far (pixels, anywhere on the plate) ``pose`` moves the board from the pose the
@@ -213,7 +215,7 @@ class Tracker:
             # was read: nothing on the board moves without a hand
             rebase = self._samples is not None and self._last_clear and (self._rebase or shift < REBASE_PX)
             if not rebase:
-                self._kept, self._history = {}, {}
+                self._kept, self._history, self._trusted = {}, {}, set()
             self._pose, self._samples = result.pose, Samples.of(self.board, result.pose)
             self._rebase = False
         assert self._samples is not None
@@ -233,6 +235,7 @@ class Tracker:
             for i, name in enumerate(self.names):
                 if name in self._known:
                     self._kept[i] = (self._known[name], px[i].copy())
+                    self._trusted.add(i)
             self._known = None
         maybe = self._possible(cells)
         for i in self._order:
@@ -276,6 +279,11 @@ class Tracker:
             ref += BLEND * (px[i] - ref) * ok[:, None]  # slow changes of light
             if sure and seen != code and code == "#" and seen != ".":
                 self._kept[i] = (seen, ref)  # the ball's colour, now read
+                self._trusted.discard(i)
+            elif sure and seen != code and i in self._trusted:
+                # the pixels are those of the known start: the model misreads this place here
+                cells[name] = code
+                details[name] = f"read {seen}, but unchanged since the known start showed {code}"
             elif sure and seen != code:
                 cells[name] = self.unknown
                 details[name] = f"read {seen}, but unchanged since read {code}"
@@ -289,6 +297,7 @@ class Tracker:
     def _keep(self, i: int, code: str, pixels: np.ndarray) -> None:
         """``code`` is what position ``i`` holds now, seen as ``pixels``; what was kept
         before goes into its history."""
+        self._trusted.discard(i)
         old = self._kept.get(i)
         if old is not None:
             history = [h for h in self._history.get(i, []) if h[0] != old[0]] + [old]
