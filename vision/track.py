@@ -54,6 +54,11 @@ FOCAL_FRAMES = 5
 OCCLUDER_MARGIN = 1.25
 #: fewer samples in view than this: the position is hidden under balls
 MIN_SAMPLES = 8
+#: grids: a plate's ring this much darker than the bare wood is black, this much brighter white,
+#: and within BARE_RATIO of it still bare
+PLATE_DARK = 0.6
+PLATE_BRIGHT = 1.15
+BARE_RATIO = 0.06
 #: earlier readings remembered per position
 HISTORY = 4
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
@@ -80,6 +85,8 @@ class Samples:
 
     pixels: np.ndarray
     hidden: np.ndarray
+    #: grids: per cell, pixels on the ring between the tile and the control plate's edge
+    ring: np.ndarray | None = None
 
     @classmethod
     def of(cls, board: Board, pose: Pose) -> Samples:
@@ -122,7 +129,20 @@ class Samples:
                 hidden = (miss2 < radius ** 2) & (entry < length[..., None] - 1.0)
             hidden[np.isnan(length)] = False
             hidden[:, :, np.arange(n)] = hidden[:, :, np.arange(n)] & ~np.eye(n, dtype=bool)[:, None, :]
-        return cls(pixels, hidden)
+        ring = None
+        if board.kind == "grid":
+            half = (board.tile_size + board.control_size) / 4
+            t = np.linspace(-half, half, 9)[:-1]
+            square = np.concatenate([np.stack([t, np.full_like(t, -half)], 1), np.stack([np.full_like(t, half), t], 1),
+                                     np.stack([-t, np.full_like(t, half)], 1), np.stack([np.full_like(t, -half), -t], 1)])
+            offsets = np.concatenate([square, np.full((len(square), 1), board.control_thickness)], axis=1)
+            ring = np.full((n, len(offsets), 2), -1, dtype=np.intp)
+            for i, p in enumerate(board.positions):
+                uv = pose.project(np.asarray(p.centre, dtype=np.float64) + offsets)
+                col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
+                ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h_img)
+                ring[i][ok] = np.stack([row[ok], col[ok]], axis=1).astype(np.intp)
+        return cls(pixels, hidden, ring)
 
 
 def _differs(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
@@ -146,6 +166,8 @@ class Tracker:
         self._kept: dict[int, tuple[str, np.ndarray]] = {}
         #: per position, earlier confident readings and their pixels (the newest last)
         self._history: dict[int, list[tuple[str, np.ndarray]]] = {}
+        #: grids: per cell, the ring's brightness when it was bare wood
+        self._bare: dict[int, np.ndarray] = {}
         #: positions whose kept reading is the known start's, not the model's
         self._trusted: set[int] = set()
         self._supports = self._support_indices()
@@ -171,6 +193,7 @@ class Tracker:
     def reset(self) -> None:
         """Forget everything kept (the board was set up anew, the camera moved)."""
         self._pose, self._samples, self._kept, self._history, self._trusted = None, None, {}, {}, set()
+        self._bare = {}
 
     def _shift(self, pose: Pose) -> float:
         """How far (pixels, anywhere on the plate) ``pose`` moves the board from the pose the
@@ -216,6 +239,7 @@ class Tracker:
             rebase = self._samples is not None and self._last_clear and (self._rebase or shift < REBASE_PX)
             if not rebase:
                 self._kept, self._history, self._trusted = {}, {}, set()
+            self._bare = {}
             self._pose, self._samples = result.pose, Samples.of(self.board, result.pose)
             self._rebase = False
         assert self._samples is not None
@@ -292,7 +316,35 @@ class Tracker:
                 details[name] = f"unchanged since read {code}"
             maybe[i] = cells[name] != "."
         self._check_supports(cells, details)
+        if self._samples.ring is not None:
+            self._plates(image, result.hand, cells, details)
         return replace(result, observation=Observation(result.observation.t, cells), details=details)
+
+    def _plates(self, image: np.ndarray, hand: bool, cells: dict[str, str], details: dict[str, str]) -> None:
+        """Grids: a control plate's border is one or two pixels wide in many views, too thin
+        for a single frame to tell black from white. With a fixed camera, the same ring of
+        pixels was seen as bare wood before: a plate put there since makes it much darker
+        (black) or brighter (white) than the wood it covers, whatever the light."""
+        assert self._samples is not None and self._samples.ring is not None
+        pts = self._samples.ring
+        inside = pts[..., 0] >= 0
+        grey = image if image.ndim == 2 else image.mean(axis=2)
+        lum = grey[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32) + 1.0
+        for i, name in enumerate(self.names):
+            code = cells[name]
+            bare = self._bare.get(i)
+            if hand or len(code) != 2:
+                continue
+            if code[1] == "." and code[0] != "?":
+                self._bare[i] = lum[i].copy() if bare is None else bare + BLEND * (lum[i] - bare)
+            elif code[1] == "?" and code[0] != "?" and bare is not None and inside[i].sum() >= 8:
+                ratio = float(np.median(lum[i][inside[i]] / bare[inside[i]]))
+                plate = "b" if ratio < PLATE_DARK else "w" if ratio > PLATE_BRIGHT else None
+                if plate is None and abs(ratio - 1.0) < BARE_RATIO:
+                    plate = "."
+                if plate is not None:
+                    cells[name] = code[0] + plate
+                    details[name] = f"border {ratio:.2f} times as bright as the bare wood there: {plate}"
 
     def _keep(self, i: int, code: str, pixels: np.ndarray) -> None:
         """``code`` is what position ``i`` holds now, seen as ``pixels``; what was kept
