@@ -2,9 +2,9 @@
 a stand (host/sim_vision.py), read by vision and followed over time (vision/track.py), and
 the referee records the game from what vision read. The record must equal what was played.
 
-Only calm games so far: hands over the board while moves are made, no injected illegal moves
-or takebacks. With those, and for Pylos (light wooden balls on a light plate), the referee
-still loses track of games (docs/vision.md, "Simulated games through vision")."""
+Calm games (hands over the board only while moves are made) of each kind, and a noisy Sparks
+game (hands resting over the board, illegal moves put right, takebacks). See docs/vision.md,
+"Simulated games through vision", for what is not followed yet."""
 
 from __future__ import annotations
 
@@ -13,12 +13,24 @@ import pytest
 from sim_referee import referee_game
 
 
-@pytest.mark.parametrize("game, seed", [("sparks", 3), ("sparks", 4), ("pylos", 5)])
-def test_calm_games_through_vision_are_recorded_exactly(game, seed):
-    outcome = referee_game(game, seed, noisy=False, camera=(800, 600))
+@pytest.mark.parametrize("game, seed, turns", [("sparks", 3, 300), ("sparks", 4, 300), ("pylos", 5, 300),
+                                               ("sparklies", 2, 30)])
+def test_calm_games_through_vision_are_recorded_exactly(game, seed, turns):
+    outcome = referee_game(game, seed, noisy=False, camera=(800, 600), turns=turns)
     assert outcome.exact == 1, outcome.failures
     assert outcome.false_flags == 0
     assert outcome.turns >= 10
+
+
+def test_a_noisy_sparks_game_through_vision_is_recorded_exactly():
+    """Hands resting over the board, illegal moves put right, takebacks: the record is exact
+    and nothing is flagged that was legal. Not every illegal move is flagged yet: a ball
+    whose colour is read as ``#`` after a change hides a wrong colour (docs/vision.md)."""
+    outcome = referee_game("sparks", 3, noisy=True, camera=(800, 600))
+    assert outcome.exact == 1, outcome.failures
+    assert outcome.false_flags == 0
+    assert outcome.takebacks_seen == outcome.takebacks == 2
+    assert outcome.flagged >= 1
 
 
 def test_the_sim_source_feeds_rendered_frames_through_vision():

@@ -207,12 +207,24 @@ class Tracker:
         probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
         return float(np.max(np.abs(old.project(probe) - pose.project(probe))))
 
+    @staticmethod
+    def _clear(result: Recognition) -> bool:
+        """No arm in view and no place that looks covered by a hand."""
+        return not result.hand and not any(p[2] > 0.5 for p in result.probabilities.values() if p[2] == p[2])
+
+    def _agrees(self, result: Recognition) -> bool:
+        """Whether what the frame reads with confidence is what was kept (before the kept
+        readings are carried over to new pixels); the known start's readings stand."""
+        sure = [(result.observation.cells[self.names[i]], code) for i, (code, _) in self._kept.items()
+                if "?" not in result.observation.cells[self.names[i]] and i not in self._trusted]
+        return all(seen == code or (code == "#" and seen != ".") for seen, code in sure)
+
     def _learn_focal(self, result: Recognition) -> None:
         """Without an intrinsics file each frame's focal length is estimated anew, and its
         noise moves the pose by a pixel or two from frame to frame. A camera that stays put
         keeps its lens: the median of the first clear frames' estimates is kept."""
         pose = result.pose
-        if self.recognizer.intrinsics is not None or pose is None or result.hand or not self._last_clear:
+        if self.recognizer.intrinsics is not None or pose is None or not self._clear(result) or not self._last_clear:
             return
         if len(pose.markers) < len(self.board.markers) or pose.focal_source not in ("estimated", "blend"):
             return
@@ -227,6 +239,7 @@ class Tracker:
         """The frame's observation, with what unchanged pixels show carried over."""
         result = self.recognizer.read(image, t)
         if not result.ok or result.pose is None:
+            self._last_clear = False  # (a hand over the markers, perhaps)
             return result  # a frame without the board says nothing about it
         self._learn_focal(result)
         rebase = False
@@ -236,7 +249,8 @@ class Tracker:
                 return result  # a hand over a marker moves the pose: wait until it is gone
             # a small move between two clear frames (or the lens just learnt) keeps what
             # was read: nothing on the board moves without a hand
-            rebase = self._samples is not None and self._last_clear and (self._rebase or shift < REBASE_PX)
+            rebase = (self._samples is not None and self._last_clear and self._clear(result)
+                      and (self._rebase or shift < REBASE_PX) and self._agrees(result))
             if not rebase:
                 self._kept, self._history, self._trusted = {}, {}, set()
             self._bare = {}
@@ -254,7 +268,7 @@ class Tracker:
         if rebase:
             self._kept = {i: (code, px[i].copy()) for i, (code, _) in self._kept.items()}
             self._history = {}
-        self._last_clear = not result.hand
+        self._last_clear = self._clear(result)
         if self._known is not None and not result.hand:
             for i, name in enumerate(self.names):
                 if name in self._known:
