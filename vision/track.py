@@ -4,20 +4,24 @@ A single frame can leave a position ``?`` (a light ball in poor light, a model t
 sure) or read it one way in one frame and ``?`` in the next as the sensor's noise moves a
 measure across a threshold. A board on a table only changes under a player's hand, so a
 fixed camera sees the same pixels wherever nothing changed. :class:`Tracker` keeps, for
-every position, what it last read there with confidence and the pixels it read it from. A
-position whose pixels have not changed since keeps that reading; a position whose pixels
-changed is read afresh, and is ``?`` until it is read with confidence again.
+every position, what it last read there with confidence and the pixels it read it from
+(leaving out what balls in front may hide). A position whose pixels have not changed since
+keeps that reading; a position whose pixels changed is read afresh: as it was at an earlier
+reading if it looks as it did then, else by what the model finds likely (the change itself
+standing in for the model's usual threshold), else ``?``.
 
-The rule is one-sided on purpose: a reading is carried over only where the image gives no
-reason to doubt it, and a fresh confident reading that disagrees with unchanged pixels
-makes the position ``?`` (one of the two readings is wrong). Nothing is ever guessed from
-the game: vision knows nothing of rules. The support rules are checked again on what is
-carried (no ball over an empty place).
+A reading is carried over only where the image gives no reason to doubt it: a fresh
+confident reading that disagrees with unchanged pixels makes the position ``?`` (one of the
+two is wrong), except against the known start, which is the players' word. Nothing is ever
+guessed from the game: vision knows nothing of rules. The support rules are checked again
+on the result (no ball over an empty place, nothing floats).
 
 A known position (``known``: the start a game is set up in, as at calibration) anchors
 the readings at the first clear frame; without one the tracker starts from the frame's own
-confident readings. Moving the camera (or the board) by more than :data:`MOVED_PX` starts
-afresh.
+confident readings. A pose that moves by less than :data:`REBASE_PX` between two clear
+frames that agree with what is kept (or when the lens has just been learnt) keeps what was
+read and takes the pixels again; a larger move starts afresh. docs/vision.md has the rules
+and the figures.
 """
 
 from __future__ import annotations
