@@ -211,15 +211,18 @@ class SimGame:
     view: SensorView = field(repr=False)
     presses: tuple[Press, ...] = ()
 
-    def stream(self) -> Iterator[Observation | Press]:
-        """The observations with the button presses among them, in time order."""
+    def stream(self, read: Callable[[Observation, FrameTruth], Observation] | None = None
+               ) -> Iterator[Observation | Press]:
+        """The observations with the button presses among them, in time order. ``read``:
+        what a sensor makes of each frame instead of the ideal observation (host/sim_vision.py
+        renders it and reads it through vision)."""
         presses = iter(self.presses)
         press = next(presses, None)
-        for obs in self.observations:
+        for obs, truth in zip(self.observations, self.frames):
             while press is not None and press.t < obs.t:
                 yield press
                 press = next(presses, None)
-            yield obs
+            yield obs if read is None else read(obs, truth)
         if press is not None:
             yield press
         yield from presses

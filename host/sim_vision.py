@@ -132,16 +132,7 @@ class SeenGame:
         if track:
             start = game.view(game.frames[0].board) if game.frames else {}
             reader = Tracker(reader, known={n: v for n, v in start.items() if "?" not in v})
-        presses = iter(game.presses)
-        press = next(presses, None)
-        for obs, truth in zip(game.observations, game.frames):
-            while press is not None and press.t < obs.t:
-                yield press
-                press = next(presses, None)
-            yield reader.read(self.image(truth.board, truth.hand), obs.t).observation
-        if press is not None:
-            yield press
-        yield from presses
+        return game.stream(lambda obs, truth: reader.read(self.image(truth.board, truth.hand), obs.t).observation)
 
 
 class Cameras:

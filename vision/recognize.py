@@ -161,12 +161,7 @@ class Recognizer:
         if last is None:
             return pose
         old = last[0]
-        if old.size != pose.size:
-            return pose
-        w, d = self.board.plate[0] / 2, self.board.plate[1] / 2
-        probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
-        moved = float(np.max(np.abs(old.project(probe) - pose.project(probe))))
-        return old if moved < STEADY_PX else pose
+        return old if pose_shift(self.board, old, pose) < STEADY_PX else pose
 
     def pose(self, image: np.ndarray) -> Pose:
         """The frame's pose from the markers (PoseError if none)."""
@@ -213,6 +208,16 @@ class Recognizer:
                 tiles.adapt(cells, self.grid.names, *tile_chroma(image, self.grid, geo, plate))
         return Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present,
                            probabilities)
+
+
+def pose_shift(board: Board, old: Pose, new: Pose) -> float:
+    """How far (pixels) ``new`` moves any point of the board's plate, up to 60 mm above it,
+    from where ``old`` shows it; infinite for another image size."""
+    if old.size != new.size:
+        return float("inf")
+    w, d = board.plate[0] / 2, board.plate[1] / 2
+    probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
+    return float(np.max(np.abs(old.project(probe) - new.project(probe))))
 
 
 def _describe(r: Reading) -> str:

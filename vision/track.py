@@ -37,7 +37,7 @@ from host.observation import Observation
 from .geometry import Board
 from .intrinsics import Intrinsics
 from .pose import Pose
-from .recognize import Recognition, Recognizer
+from .recognize import Recognition, Recognizer, pose_shift
 
 #: a sample differs when a colour channel moved by more than this (8-bit levels)
 DIFF_LEVELS = 14.0
@@ -81,6 +81,15 @@ def _sphere_directions(count: int = 160) -> np.ndarray:
 UNIT = _sphere_directions()
 
 
+def _pixels(pose: Pose, points: np.ndarray) -> np.ndarray:
+    """(row, column) of each world point in the image, -1 where it falls outside."""
+    uv = pose.project(points)
+    col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
+    w, h = pose.size
+    ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
+    return np.where(ok[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+
+
 @dataclass(frozen=True, eq=False)
 class Samples:
     """Per position, the pixels (row, column; -1 outside the image) where it shows: points
@@ -111,12 +120,8 @@ class Samples:
         n, width = len(pts), max(len(q) for q in pts)
         pixels = np.full((n, width, 2), -1, dtype=np.intp)
         world = np.full((n, width, 3), np.nan)
-        w, h_img = pose.size
         for i, q in enumerate(pts):
-            uv = pose.project(q)
-            col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
-            ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h_img)
-            pixels[i, :len(q)][ok] = np.stack([row[ok], col[ok]], axis=1).astype(np.intp)
+            pixels[i, :len(q)] = _pixels(pose, q)
             world[i, :len(q)] = q
         hidden = np.zeros((n, width, n), dtype=bool)
         if board.kind == "pyramid":
@@ -140,12 +145,8 @@ class Samples:
             square = np.concatenate([np.stack([t, np.full_like(t, -half)], 1), np.stack([np.full_like(t, half), t], 1),
                                      np.stack([-t, np.full_like(t, half)], 1), np.stack([np.full_like(t, -half), -t], 1)])
             offsets = np.concatenate([square, np.full((len(square), 1), board.control_thickness)], axis=1)
-            ring = np.full((n, len(offsets), 2), -1, dtype=np.intp)
-            for i, p in enumerate(board.positions):
-                uv = pose.project(np.asarray(p.centre, dtype=np.float64) + offsets)
-                col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
-                ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h_img)
-                ring[i][ok] = np.stack([row[ok], col[ok]], axis=1).astype(np.intp)
+            ring = np.stack([_pixels(pose, np.asarray(p.centre, dtype=np.float64) + offsets)
+                             for p in board.positions])
         return cls(pixels, hidden, ring)
 
 
@@ -202,14 +203,9 @@ class Tracker:
     def _shift(self, pose: Pose) -> float:
         """How far (pixels, anywhere on the plate) ``pose`` moves the board from the pose the
         kept pixels were taken at; infinite when there is none."""
-        old = self._pose
-        if old is None or old.size != pose.size:
+        if self._pose is None:
             return math.inf
-        if old is pose:
-            return 0.0
-        w, d = self.board.plate[0] / 2, self.board.plate[1] / 2
-        probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
-        return float(np.max(np.abs(old.project(probe) - pose.project(probe))))
+        return 0.0 if self._pose is pose else pose_shift(self.board, self._pose, pose)
 
     @staticmethod
     def _clear(result: Recognition) -> bool:
