@@ -16,6 +16,7 @@ the caller reports the whole frame unknown.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -26,6 +27,7 @@ import numpy as np
 
 from .geometry import Board
 from .intrinsics import Intrinsics, IntrinsicsError
+from .markers import marker_cells
 
 #: markers needed: three, whose twelve corners span the board. Two markers' corners lie in
 #: a narrow band, which leaves the tilt about the line through them loose (9 px of error on
@@ -63,6 +65,9 @@ class Pose:
     focal_source: str = "estimated"
     dist: np.ndarray | None = None
     size: tuple[int, int] = (0, 0)
+    #: covariance of (rotation vector, translation, log focal length) from the corners' fit;
+    #: 6 x 6 when the focal length is given (intrinsics), None when not known
+    covariance: np.ndarray | None = None
 
     @property
     def focal(self) -> float:
@@ -88,6 +93,46 @@ class Pose:
             uv = np.stack([self.K[0, 0] * x + self.K[0, 2], self.K[1, 1] * y + self.K[1, 2]], 1)
         uv[c[:, 2] <= 1e-9] = np.nan
         return uv
+
+    def spread(self, points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """How far (pixels, one standard deviation) each board point's image may be from
+        where :meth:`project` puts it, as far as the markers pin the pose down: small on
+        the plate between the markers, larger above it (a ball on level 4), largest when
+        few, small or blurred markers leave the tilt or the focal length loose. Zeros when
+        the covariance is not known."""
+        pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+        if self.covariance is None:
+            return np.zeros(len(pts))
+        J = _jacobian(pts, self, len(self.covariance))  # (2N) x P
+        var = np.einsum("ij,jk,ik->i", J, self.covariance, J).reshape(-1, 2)
+        return np.sqrt(np.maximum(var.sum(axis=1), 0.0))
+
+
+def _project_with(points: np.ndarray, rvec: np.ndarray, tvec: np.ndarray, K: np.ndarray,
+                  dist: np.ndarray | None) -> np.ndarray:
+    uv, _ = cv2.projectPoints(points, rvec, tvec, K, dist)
+    return uv.reshape(-1)
+
+
+def _jacobian(points: np.ndarray, pose: Pose, params: int) -> np.ndarray:
+    """d(pixel coordinates) / d(rotation vector, translation[, log focal]), numerically."""
+    rvec, _ = cv2.Rodrigues(pose.R)
+    theta = np.concatenate([rvec.reshape(3), pose.t.reshape(3), [0.0]])[:params]
+    steps = np.array([1e-5] * 3 + [1e-3] * 3 + [1e-5])[:params]
+
+    def at(th: np.ndarray) -> np.ndarray:
+        K = pose.K.copy()
+        if params > 6:
+            K[0, 0] *= math.exp(th[6])
+            K[1, 1] *= math.exp(th[6])
+        return _project_with(points, th[:3], th[3:6], K, pose.dist)
+
+    cols = []
+    for k in range(params):
+        d = np.zeros(params)
+        d[k] = steps[k]
+        cols.append((at(theta + d) - at(theta - d)) / (2 * steps[k]))
+    return np.stack(cols, axis=1)
 
 
 @lru_cache(maxsize=8)
@@ -296,7 +341,26 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
         raise PoseError(f"the markers of {board.name} do not fit one plane view ({err:.1f} px RMS)")
     if (pose.to_camera(obj)[:, 2] <= 0).any() or pose.centre[2] <= 0:
         raise PoseError("the pose puts the camera below the board")
-    return Pose(K, R, t, tuple(used), err, source, dist if dist.size else None, (width, height))
+    pose = Pose(K, R, t, tuple(used), err, source, dist if dist.size else None, (width, height))
+    return dataclasses.replace(pose, covariance=_covariance(pose, obj, source != "intrinsics"))
+
+
+def _covariance(pose: Pose, obj: np.ndarray, focal_free: bool) -> np.ndarray:
+    """The covariance of the pose's parameters (and log focal length when it was not
+    given) from the corners' fit: Gauss-Newton, each corner coordinate off by
+    :data:`CORNER_NOISE_PX` or the fit's own error when worse, the focal length held by
+    its prior as far as the view leaves it loose."""
+    params = 7 if focal_free else 6
+    J = _jacobian(obj, pose, params)
+    dof = max(1, J.shape[0] - params)
+    noise = max(CORNER_NOISE_PX, pose.reprojection_px * math.sqrt(J.shape[0] / 2 / dof))
+    info = J.T @ J / noise ** 2
+    if focal_free:
+        info[6, 6] += 1.0 / FOCAL_PRIOR_SIGMA ** 2
+    try:
+        return np.linalg.inv(info)
+    except np.linalg.LinAlgError:
+        return np.diag(np.full(params, 1e6))
 
 
 def _rough_pose(found: Mapping[int, np.ndarray], board: Board,
@@ -328,11 +392,14 @@ def _rough_pose(found: Mapping[int, np.ndarray], board: Board,
 
 
 def complete(found: dict[int, np.ndarray], quads: list[np.ndarray], board: Board,
-             size: tuple[int, int]) -> dict[int, np.ndarray]:
+             grey: np.ndarray) -> dict[int, np.ndarray]:
     """Markers that were seen as dark quadrilaterals but not decoded, added where a rough
     pose from the decoded ones predicts a marker of the board: the quadrilateral must lie
-    where the marker should be (within a third of its size) and be about its size, and
-    its corners are taken in the predicted order."""
+    where the marker should be (within a third of its size), be about its size, and show
+    that marker's pattern of cells more or less (:func:`shows_marker`: a dark tile or a
+    shadow of the right size is not a marker); its corners are taken in the predicted
+    order."""
+    size = (grey.shape[1], grey.shape[0])
     by_id = {m.id: m for m in board.markers}
     missing = [i for i in by_id if i not in found]
     if not missing or not quads or not any(i in by_id for i in found):
@@ -352,16 +419,44 @@ def complete(found: dict[int, np.ndarray], quads: list[np.ndarray], board: Board
                 continue
             q = quads[k]
             q_side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
-            if not 0.6 < q_side / side < 1.6:
+            if not 0.75 < q_side / side < 1.33:
                 continue
             turns = [np.roll(q, -r, axis=0) for r in range(4)] + [np.roll(q[::-1], -r, axis=0) for r in range(4)]
             errs = [float(np.mean(np.linalg.norm(tq - pred, axis=1))) for tq in turns]
             j = int(np.argmin(errs))
-            if errs[j] < max(side / 4, 2.5):
+            if errs[j] < max(side / 4, 2.5) and shows_marker(grey, turns[j], board.dictionary, i):
                 added[i] = turns[j]
         if best is None or len(added) > len(best):
             best = added
     return best if best is not None else found
+
+
+#: a quadrilateral shows a marker when its cells' brightness follows the marker's pattern
+#: this closely (correlation) with at least this much contrast (grey levels) between the
+#: marker's white and black cells: blur and a few wrong cells pass, a plain square does not
+PATTERN_CORRELATION = 0.6
+PATTERN_CONTRAST = 20.0
+
+
+@lru_cache(maxsize=64)
+def _cells(dictionary: str, marker_id: int) -> np.ndarray:
+    return marker_cells(dictionary, marker_id).astype(np.float64)
+
+
+def shows_marker(grey: np.ndarray, corners: np.ndarray, dictionary: str, marker_id: int) -> bool:
+    """Whether the quadrilateral ``corners`` (ArUco order) of ``grey`` shows marker
+    ``marker_id``'s cells (black and white) closely enough to be taken for it."""
+    cells = _cells(dictionary, marker_id)
+    n, px = len(cells), 8
+    dst = np.array([(0, 0), (n * px, 0), (n * px, n * px), (0, n * px)], dtype=np.float32)
+    H = cv2.getPerspectiveTransform(corners.astype(np.float32), dst)
+    warped = cv2.warpPerspective(grey, H, (n * px, n * px), flags=cv2.INTER_LINEAR).astype(np.float64)
+    means = warped.reshape(n, px, n, px)[:, 2:6, :, 2:6].mean(axis=(1, 3))
+    black, white = means[cells > 0.5], means[cells < 0.5]
+    if white.size == 0 or float(white.mean() - black.mean()) < PATTERN_CONTRAST:
+        return False
+    r = np.corrcoef(means.reshape(-1), -cells.reshape(-1))[0, 1]
+    return bool(np.isfinite(r) and r >= PATTERN_CORRELATION)
 
 
 def estimate_pose(image: np.ndarray, board: Board, *, intrinsics: Intrinsics | None = None) -> Pose:
@@ -374,7 +469,7 @@ def estimate_pose(image: np.ndarray, board: Board, *, intrinsics: Intrinsics | N
     found, quads = detect_with_quads(grey, board.dictionary, want=ids)
     found = {i: c for i, c in found.items() if i in ids}
     if len(found) < len(ids):
-        found = complete(found, quads, board, size)
+        found = complete(found, quads, board, grey)
     return estimate(found, board, size, intrinsics=intrinsics)
 
 
@@ -390,4 +485,5 @@ def smooth(previous: Pose | None, current: Pose, *, alpha: float = 0.5, max_jump
     R, _ = cv2.Rodrigues(alpha * rc + (1 - alpha) * rp)
     t = alpha * current.t + (1 - alpha) * previous.t
     K = alpha * current.K + (1 - alpha) * previous.K
-    return Pose(K, R, t, current.markers, current.reprojection_px, current.focal_source, current.dist, current.size)
+    return Pose(K, R, t, current.markers, current.reprojection_px, current.focal_source, current.dist, current.size,
+                current.covariance)

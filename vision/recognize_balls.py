@@ -47,6 +47,10 @@ class Thresholds:
     upper_share: float = 0.4
     #: fewer usable body samples than this: not read
     min_samples: int = 8
+    #: a position whose image the pose pins down more loosely than this (one standard
+    #: deviation, as a share of the ball's radius in pixels) is not read: the samples may
+    #: fall beside the ball (few, small or blurred markers; a tilt or focal length unsure)
+    loose: float = 0.2
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +171,10 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                               hands.present, closeness)
         probs = model.probabilities(batch.x)
         for j, i in enumerate(idx):
+            if geo.loose[i] > th.loose:
+                readings[int(i)] = Reading("?", f"the markers pin this place down to ±{geo.loose[i]:.0%} of a ball only",
+                                           tuple(float(v) for v in probs[j]))  # type: ignore[arg-type]
+                continue
             readings[int(i)] = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
                                       int(layout.levels[i]), letters, th, colour_rule)
             maybe[i] = readings[int(i)].code != "."

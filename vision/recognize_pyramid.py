@@ -114,6 +114,9 @@ class Geometry:
     under: np.ndarray
     under_ok: np.ndarray
     under_hidden: np.ndarray
+    #: how loosely the markers pin each position's image down: the pose's spread there
+    #: (:meth:`Pose.spread`, one standard deviation) over the ball's radius in pixels
+    loose: np.ndarray
 
     @classmethod
     def of(cls, layout: Layout, pose: Pose) -> Geometry:
@@ -162,8 +165,10 @@ class Geometry:
         w, h = pose.size
         inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
         pixels = np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+        depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
+        loose = pose.spread(layout.centres) / (pose.focal * r / depth)
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden)
+                   under, under_ok, under_hidden, loose)
 
     @staticmethod
     def _outlines(layout: Layout, eye: np.ndarray, add) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
