@@ -13,6 +13,7 @@ import random
 import statistics
 import sys
 import time
+from collections import Counter
 
 import cv2
 
@@ -21,26 +22,14 @@ from vision.pose import PoseError
 from vision.recognize import Recognizer
 from vision.recognize_pyramid import Geometry
 from vision.recognize_train import scenes
+from vision.score import score
 
 
-def _score(cells: dict[str, str], truth: dict[str, str], counts: dict[str, int]) -> None:
-    board_right = True
-    for name, seen in cells.items():
-        actual = truth.get(name, "..")
-        if len(seen) == 1:
-            actual = truth.get(name, ".")
-        for s, a in zip(seen, actual):
-            counts["chars"] += 1
-            if s == "?":
-                counts["unknown"] += 1
-                board_right = False
-            elif s == a or (s == "#" and a != "."):
-                counts["right"] += 1
-            else:
-                counts["wrong"] += 1
-                board_right = False
+def _score(cells: dict[str, str], truth: dict[str, str], counts: Counter) -> None:
+    before = counts["right"]
+    score(cells, truth, counts)
     counts["boards"] += 1
-    counts["boards_right"] += board_right
+    counts["boards_right"] += counts["right"] - before == sum(len(v) for v in cells.values())
 
 
 def run(quick: bool = False) -> list[tuple[str, str, str]]:
@@ -54,7 +43,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
         read_ms: list[float] = []
         pose_ms: list[float] = []
         geo_ms: list[float] = []
-        counts = dict(chars=0, unknown=0, right=0, wrong=0, boards=0, boards_right=0, no_pose=0)
+        counts: Counter = Counter()
         for k, sc in enumerate(scenes(board, random.Random(2024), frames, hands=hands, resolutions=((1280, 720),))):
             rec = recognizers[sc.game]
             image = sc.frame.image  # type: ignore[attr-defined]

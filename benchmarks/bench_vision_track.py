@@ -21,20 +21,10 @@ import cv2
 from host.games import rules_for
 from host.sim import SimConfig, simulate_game
 from host.sim_vision import Cameras
+from vision.score import score
 from vision.track import Tracker
 
 GAMES = {"pylos": (5, 6, 7), "sparks": (3, 4, 5), "sparklies": (2, 3)}
-
-
-def _score(cells, board, c: Counter, prefix: str) -> None:
-    for name, seen in cells.items():
-        actual = board.get(name, "." * len(seen))
-        for s, a in zip(seen, actual):
-            c[prefix + "chars"] += 1
-            if s == "?":
-                c[prefix + "unknown"] += 1
-            elif not (s == a or (s == "#" and a != ".")):
-                c[prefix + "wrong"] += 1
 
 
 def run(quick: bool = False) -> list[tuple[str, str, str]]:
@@ -57,7 +47,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
                 t0 = time.perf_counter()
                 tracked = tracker.read(image, obs.t)
                 total = time.perf_counter() - t0
-                _score(dict(tracked.observation.cells), dict(truth.board), c, "all_")
+                score(dict(tracked.observation.cells), dict(truth.board), c, "all_")
                 if truth.hand or not tracked.ok:
                     continue
                 t0 = time.perf_counter()
@@ -65,8 +55,8 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
                 single_ms.append((time.perf_counter() - t0) * 1000)
                 tracked_ms.append(total * 1000)
                 c["frames"] += 1
-                _score(dict(tracked.observation.cells), dict(truth.board), c, "tracked_")
-                _score(dict(alone.observation.cells), dict(truth.board), c, "single_")
+                score(dict(tracked.observation.cells), dict(truth.board), c, "tracked_")
+                score(dict(alone.observation.cells), dict(truth.board), c, "single_")
             print(f"  {game} seed {seed}: {len(sim.observations)} frames", file=sys.stderr, flush=True)
         chars = max(c["tracked_chars"], 1)
         rows.append((f"{game} tracked, {c['frames']} clear frames: unknown single / tracked",

@@ -15,19 +15,8 @@ from host.games import rules_for
 from host.sim import SimConfig, simulate_game
 from host.sim_vision import Cameras
 from vision.render import Camera, render
+from vision.score import score
 from vision.track import Tracker
-
-
-def score(cells: dict[str, str], board: dict[str, str], c: Counter, prefix: str) -> None:
-    for name, seen in cells.items():
-        actual = board.get(name, "." * len(seen))
-        for s, a in zip(seen, actual):
-            if s == "?":
-                c[prefix + "unknown"] += 1
-            elif s == a or (s == "#" and a != "."):
-                c[prefix + "right"] += 1
-            else:
-                c[prefix + "wrong"] += 1
 
 
 @pytest.mark.parametrize("game, seed", [("pylos", 5), ("sparks", 3), ("sparklies", 2)])

@@ -25,7 +25,15 @@ from .recognize_features import Colours, _percentiles
 SHARE = 0.75
 #: the border must be at least this wide in the image (px) to be read
 MIN_BORDER_PX = 1.6
+#: nor is it read where the pose's spread (one standard deviation) is more than this share
+#: of its width: the border samples, in its middle, could be on the tile or the wood; the
+#: tile's colour, sampled well inside it, is read up to four times that
+LOOSE = 0.25
 TILE_TOLERANCE = 0.3
+#: a white plate is lit at least this much relative to the wood right next to it: a grey
+#: border darker than that wood is a black plate in good light (black plates vary a lot in
+#: how dark they are), not a white one in shadow
+WHITE_LIGHT = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +86,9 @@ class GridGeometry:
     border: np.ndarray
     border_ok: np.ndarray
     border_px: float
+    #: per cell: how loosely the markers pin its image down (:meth:`Pose.spread` at the
+    #: tile's top, one standard deviation) over the border's width in pixels
+    loose: np.ndarray
 
     @classmethod
     def of(cls, layout: GridLayout, pose: Pose) -> GridGeometry:
@@ -101,8 +112,9 @@ class GridGeometry:
         at = pts[..., :2] + k[..., None] * d[..., :2] - c
         border_ok = ~((np.abs(at[..., 0]) < layout.half_tile) & (np.abs(at[..., 1]) < layout.half_tile))
         scale = pose.focal / max(float(np.linalg.norm(eye)), 1.0)
+        spread = pose.spread(np.concatenate([layout.centres, np.full((len(layout.centres), 1), layout.tile_z)], axis=1))
         return cls(pixels(layout.wood, 0.0), pixels(layout.tile, layout.tile_z), pixels(layout.border, layout.border_z),
-                   border_ok, layout.border_width * scale)
+                   border_ok, layout.border_width * scale, spread / max(layout.border_width * scale, 1e-6))
 
 
 def _gather(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -155,8 +167,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
     surface``, with the surface the wood (``ref``), a white plate or a black plate (their
-    albedos relative to the wood's). The best clear explanation votes: ``.`` and ``w``
-    need light enough to see them (s at least 0.08). A sample much brighter than the wood
+    albedos relative to the wood's). The best clear explanation votes: ``.`` needs light
+    enough to see it (s at least 0.08), ``w`` light like the wood's (:data:`WHITE_LIGHT`);
+    a black plate may be lit up to six times its nominal albedo. A sample much brighter than the wood
     is the white plate even where the camera clips it (a clipped white loses its blue and
     would pass for wood); another clipped sample does not vote. Returns the winner (index
     into ``. w b``) and its share of the samples."""
@@ -172,7 +185,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         AtA = np.einsum("cki,ckj->cij", A, A) + 1e-12 * np.eye(2)
         Atr = np.einsum("cki,csk->csi", A, ring)
         coef = np.linalg.solve(AtA[:, None], Atr[..., None])[..., 0]
-        coef = np.clip(coef, 0.0, [0.7, 1.6])
+        coef = np.clip(coef, 0.0, [0.7, 1.6 if j < 2 else 6.0])
         resid = ring - np.einsum("cki,csi->csk", A, coef)
         err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
         light[..., j] = coef[..., 1]
@@ -181,7 +194,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     order = np.sort(err, axis=-1)
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
     clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
-    bright_enough = (best == keys.index("b")) | (pick(light) >= 0.08)
+    bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
     glare = (ring @ LUMA) > 1.3 * (ref @ LUMA)[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
@@ -228,10 +241,14 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", "out of view")
             continue
         c = "RGB"[colour[i]]
-        if share[i] < SHARE:
+        if geo.loose[i] > 4 * LOOSE:
+            out[name] = CellReading("??", f"the markers pin this cell down to ±{geo.loose[i]:.1f} border widths only")
+        elif share[i] < SHARE:
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
         elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
+        elif geo.loose[i] > LOOSE:
+            out[name] = CellReading(c + "?", f"the markers pin the border down to ±{geo.loose[i]:.0%} of its width only")
         elif float(ref[i].max()) > 0.9:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
         elif cshare[i] < SHARE:
