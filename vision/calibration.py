@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from .calibration_colours import NAMES, BallColour, tile_chroma
-from .geometry import Board
+from .geometry import Board, need
 from .intrinsics import Intrinsics
 from .pose import Pose, PoseError, as_grey
 from .recognize_balls import gather, read_pyramid
@@ -100,15 +100,6 @@ class Calibration:
         return "; ".join(parts) or "the plate only (the pieces keep their default colours)"
 
 
-def _field(data: Mapping[str, Any], name: str, kind: type | tuple[type, ...], where: str) -> Any:
-    if name not in data:
-        raise CalibrationError(f"{where}: missing field {name!r}")
-    value = data[name]
-    if not isinstance(value, kind) or isinstance(value, bool):
-        raise CalibrationError(f"{where}: field {name!r} has the wrong type ({type(value).__name__})")
-    return value
-
-
 def _matrix(value: Any, shape: tuple[int, ...], name: str, where: str) -> np.ndarray:
     try:
         a = np.array(value, dtype=np.float64)
@@ -124,13 +115,13 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
     """A Calibration from its JSON form; CalibrationError naming ``where`` and the field."""
     if not isinstance(data, dict):
         raise CalibrationError(f"{where}: not a calibration (expected a JSON object)")
-    version = _field(data, "version", int, where)
+    version = need(data, "version", int, where, CalibrationError)
     if version != VERSION:
         raise CalibrationError(f"{where}: version {version} is not supported (this arbiter reads {VERSION})")
-    size = _matrix(_field(data, "image_size", list, where), (2,), "image_size", where)
-    pose = _field(data, "pose", dict, where)
+    size = _matrix(need(data, "image_size", list, where, CalibrationError), (2,), "image_size", where)
+    pose = need(data, "pose", dict, where, CalibrationError)
     balls: dict[str, BallColour] = {}
-    for k, b in _field(data, "balls", dict, where).items():
+    for k, b in need(data, "balls", dict, where, CalibrationError).items():
         if k not in NAMES or not isinstance(b, dict):
             raise CalibrationError(f"{where}: field 'balls.{k}': not a ball letter with its measures")
         try:
@@ -138,15 +129,16 @@ def from_json(data: Any, where: str = "calibration") -> Calibration:
         except (KeyError, TypeError, ValueError) as exc:
             raise CalibrationError(f"{where}: field 'balls.{k}': {exc}") from None
     tiles = {}
-    for k, v in _field(data, "tiles", dict, where).items():
+    for k, v in need(data, "tiles", dict, where, CalibrationError).items():
         if k not in "RGB" or len(k) != 1:
             raise CalibrationError(f"{where}: field 'tiles.{k}': not a tile colour (R, G or B)")
         tiles[k] = tuple(_matrix(v, (3,), f"tiles.{k}", where).tolist())
     dist = pose.get("dist", [])
-    return Calibration(_field(data, "board", str, where), _field(data, "game", str, where),
+    return Calibration(need(data, "board", str, where, CalibrationError),
+                       need(data, "game", str, where, CalibrationError),
                        (int(size[0]), int(size[1])), _matrix(pose.get("K"), (3, 3), "pose.K", where),
                        _matrix(pose.get("R"), (3, 3), "pose.R", where), _matrix(pose.get("t"), (3,), "pose.t", where),
-                       tuple(_matrix(_field(data, "plate", list, where), (3,), "plate", where).tolist()),
+                       tuple(_matrix(need(data, "plate", list, where, CalibrationError), (3,), "plate", where).tolist()),
                        balls, tiles, str(data.get("time", "")), version,
                        tuple(_matrix(dist, (len(dist),), "pose.dist", where).tolist()) if dist else ())
 

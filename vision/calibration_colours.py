@@ -28,7 +28,7 @@ import numpy as np
 
 from .recognize_balls import Reading, colour_of
 from .recognize_colour import Relative
-from .recognize_grid import GridGeometry, GridLayout, _chromaticity, _gather, _median_rgb, local_wood
+from .recognize_grid import GridGeometry, GridLayout, chromaticity, gather_cells, local_wood, median_rgb
 
 #: median (level, red/green, blue/green, red share) of default balls on rendered frames
 #: (300 balls of each letter: random light, cameras within 30 degrees of vertical, 640x480)
@@ -169,9 +169,9 @@ def tile_chroma(image: np.ndarray, layout: GridLayout, geo: GridGeometry,
                 plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, the median chromaticity of the tile's samples relative to the wood next
     to it (as ``read_grid`` judges tiles), and whether enough samples were in view."""
-    wood, ok_w = _gather(image, geo.wood)
-    tile, ok_t = _gather(image, geo.tile)
+    wood, ok_w = gather_cells(image, geo.wood)
+    tile, ok_t = gather_cells(image, geo.tile)
     ref, _ = local_wood(wood, ok_w, plate)
-    chroma = _chromaticity(tile, ref[:, None, :])
+    chroma = chromaticity(tile, ref[:, None, :])
     ok_t = ok_t & np.isfinite(chroma).all(axis=-1)
-    return _median_rgb(chroma, ok_t), (ok_t.sum(axis=1) >= 10) & (ok_w.sum(axis=1) >= 8)
+    return median_rgb(chroma, ok_t), (ok_t.sum(axis=1) >= 10) & (ok_w.sum(axis=1) >= 8)

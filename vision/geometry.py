@@ -81,12 +81,16 @@ class Board:
         return ((x - h, y + h, 0.0), (x + h, y + h, 0.0), (x + h, y - h, 0.0), (x - h, y - h, 0.0))
 
 
-def _need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+def need(data: Mapping[str, Any], key: str, kind: type | tuple[type, ...], where: str,
+         error: type[Exception] = GeometryError) -> Any:
+    """``data[key]``, which must be there and of ``kind`` (a bool is not a number);
+    otherwise ``error`` naming ``where`` and the key. Shared by the JSON files vision reads
+    (geometry, calibration)."""
     if key not in data:
-        raise GeometryError(f"{where}: missing {key!r}")
+        raise error(f"{where}: missing {key!r}")
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise GeometryError(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
+        raise error(f"{where}.{key}: expected {_kind_name(kind)}, got {value!r}")
     return value
 
 
@@ -96,7 +100,7 @@ def _kind_name(kind: type | tuple[type, ...]) -> str:
 
 
 def _number(data: Mapping[str, Any], key: str, where: str, positive: bool = True) -> float:
-    value = float(_need(data, key, (int, float), where))
+    value = float(need(data, key, (int, float), where))
     if positive and value <= 0:
         raise GeometryError(f"{where}.{key}: must be above 0, got {value:g}")
     return value
@@ -117,28 +121,28 @@ def _colour(value: Any, where: str) -> RGB:
 
 
 def _colours(data: Mapping[str, Any], where: str) -> dict[str, RGB]:
-    return {k: _colour(v, f"{where}.{k}") for k, v in _need(data, "colours", dict, where).items()}
+    return {k: _colour(v, f"{where}.{k}") for k, v in need(data, "colours", dict, where).items()}
 
 
 def parse_board(data: Any, origin: str = "<board>") -> Board:
     """A Board from a geometry file's JSON; GeometryError naming the field otherwise."""
     if not isinstance(data, dict):
         raise GeometryError(f"{origin}: expected a JSON object")
-    name = _need(data, "name", str, origin)
-    games = _need(data, "games", list, origin)
+    name = need(data, "name", str, origin)
+    games = need(data, "games", list, origin)
     if not games or not all(g in ("pylos", "sparks", "sparklies") for g in games):
         raise GeometryError(f"{origin}.games: expected a list of pylos, sparks, sparklies; got {games!r}")
-    plate = _need(data, "plate", dict, origin)
-    markers = _need(data, "markers", dict, origin)
-    dictionary = _need(markers, "dictionary", str, f"{origin}.markers")
+    plate = need(data, "plate", dict, origin)
+    markers = need(data, "markers", dict, origin)
+    dictionary = need(markers, "dictionary", str, f"{origin}.markers")
     if dictionary not in DICTIONARIES:
         raise GeometryError(f"{origin}.markers.dictionary: {dictionary!r} is not one of {', '.join(DICTIONARIES)}")
     placed = []
-    for k, m in enumerate(_need(markers, "placed", list, f"{origin}.markers")):
+    for k, m in enumerate(need(markers, "placed", list, f"{origin}.markers")):
         where = f"{origin}.markers.placed[{k}]"
         if not isinstance(m, dict):
             raise GeometryError(f"{where}: expected an object with id and centre")
-        mid = _need(m, "id", int, where)
+        mid = need(m, "id", int, where)
         placed.append(Marker(mid, _point(m.get("centre"), 2, f"{where}.centre")))  # type: ignore[arg-type]
     if len(placed) < 3 or len({m.id for m in placed}) != len(placed):
         raise GeometryError(f"{origin}.markers.placed: needs at least 3 markers with distinct ids")
@@ -147,16 +151,16 @@ def parse_board(data: Any, origin: str = "<board>") -> Board:
                   plate_colour=_colour(plate.get("colour"), f"{origin}.plate.colour"), dictionary=dictionary,
                   marker_size=_number(markers, "size", f"{origin}.markers"), markers=tuple(placed))
     if "balls" in data:
-        balls = _need(data, "balls", dict, origin)
+        balls = need(data, "balls", dict, origin)
         positions = tuple(Position(p["name"], _point(p.get("centre"), 3, f"{origin}.positions[{k}].centre"))  # type: ignore[arg-type]
                           for k, p in enumerate(_records(data, "positions", origin)))
         board = Board(kind="pyramid", positions=positions, ball_diameter=_number(balls, "diameter", f"{origin}.balls"),
                       hollow_diameter=_number(balls, "hollow_diameter", f"{origin}.balls"),
                       colours=_colours(balls, f"{origin}.balls"), **common)
     elif "grid" in data:
-        grid = _need(data, "grid", dict, origin)
-        tile = _need(grid, "tile", dict, f"{origin}.grid")
-        control = _need(grid, "control", dict, f"{origin}.grid")
+        grid = need(data, "grid", dict, origin)
+        tile = need(grid, "tile", dict, f"{origin}.grid")
+        control = need(grid, "control", dict, f"{origin}.grid")
         positions = tuple(Position(p["name"], (*_point(p.get("centre"), 2, f"{origin}.cells[{k}].centre"), 0.0))  # type: ignore[arg-type]
                           for k, p in enumerate(_records(data, "cells", origin)))
         board = Board(kind="grid", positions=positions, pitch=_number(grid, "pitch", f"{origin}.grid"),
@@ -178,7 +182,7 @@ def parse_board(data: Any, origin: str = "<board>") -> Board:
 
 
 def _records(data: Mapping[str, Any], key: str, origin: str) -> list[dict]:
-    items = _need(data, key, list, origin)
+    items = need(data, key, list, origin)
     for k, item in enumerate(items):
         if not isinstance(item, dict) or not isinstance(item.get("name"), str):
             raise GeometryError(f"{origin}.{key}[{k}]: expected an object with a name and a centre")

@@ -70,7 +70,7 @@ def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(n > 0, (x * ok).sum(axis=1) / np.maximum(n, 1), 0.0)
 
 
-def _percentiles(x: np.ndarray, ok: np.ndarray, q: list[float]) -> np.ndarray:
+def percentiles(x: np.ndarray, ok: np.ndarray, q: list[float]) -> np.ndarray:
     """Per row percentiles of the ``ok`` entries, interpolated as NumPy's default does:
     len(q) x rows (0 for an empty row). One sort for all of them."""
     xs = np.sort(np.where(ok, x, np.inf), axis=1)
@@ -133,7 +133,7 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     w = ok.astype(np.float64)
     coef, pred = _fit(lum, geo.normals[idx], w)
     resid = np.abs(lum - pred)
-    cut = _percentiles(resid, ok, [90])[0]
+    cut = percentiles(resid, ok, [90])[0]
     w2 = (ok & (resid <= cut[:, None] + 1e-12)).astype(np.float64)
     coef, pred = _fit(lum, geo.normals[idx], w2)
     mean = np.maximum(_masked_mean(lum, w2 > 0), 1e-6)
@@ -143,7 +143,7 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     x[:, 1] = np.where(enough, coef[:, 3] / mean, 0.0)
     x[:, 2] = np.where(enough, np.hypot(coef[:, 1], coef[:, 2]) / mean, 0.0)
     x[:, 3] = np.where(enough & (var > 0), 1.0 - err / np.maximum(var, 1e-12), 0.0)
-    q10, q50, q90 = _percentiles(col.level, ok, [10, 50, 90])
+    q10, q50, q90 = percentiles(col.level, ok, [10, 50, 90])
     x[:, 4], x[:, 5], x[:, 6] = q50, q90 - q10, q90
     plate_like = col.plate_like()
     shares = []
@@ -162,13 +162,13 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
         shares.append({**{k: float(per_letter[k][j]) for k in letters}, ".": float(plate_share[j])})
     face = geo.facing[idx]
     centre, edge = ok & (face > 0.85), ok & (face < 0.65)
-    cmed = _percentiles(col.level, centre, [50])[0]
-    emed = _percentiles(col.level, edge, [50])[0]
+    cmed = percentiles(col.level, centre, [50])[0]
+    emed = percentiles(col.level, edge, [50])[0]
     x[:, 10] = np.where((centre.sum(axis=1) >= 3) & (edge.sum(axis=1) >= 3), cmed - emed, 0.0)
     x[:, 11:13], outside = _outline(geo, idx, lin, inside, maybe, plate)
     rel = np.maximum(rgb.astype(np.float64), 1e-5) / np.maximum(plate, 1e-5)
     red = rel[..., 0] / rel.sum(axis=2)
-    rg50, bg50, red50 = (_percentiles(v, ok, [50])[0] for v in (col.rg, col.bg, red))
+    rg50, bg50, red50 = (percentiles(v, ok, [50])[0] for v in (col.rg, col.bg, red))
     colour = np.stack([q50, q90, rg50, bg50, red50, outside], axis=1)
     x[:, 13:17] = _under(geo, idx, lin, inside, maybe, plate, levels)
     x[counts < 8, 1:17] = 0.0
@@ -187,9 +187,9 @@ def _outline(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray
     lin_out = np.log(np.maximum(lin[outer] @ LUMA, 1e-4) / plum)
     diff = lin_in - lin_out
     enough = ok.sum(axis=1) >= 6
-    a = _percentiles(np.abs(diff), ok, [50])[0]
-    s = _percentiles(diff, ok, [50])[0]
-    o = _percentiles(lin_out, ok, [50])[0]
+    a = percentiles(np.abs(diff), ok, [50])[0]
+    s = percentiles(diff, ok, [50])[0]
+    o = percentiles(lin_out, ok, [50])[0]
     return np.stack([np.where(enough, a, 0.0), np.where(enough, s, 0.0)], axis=1), np.where(enough, o, np.nan)
 
 
@@ -206,7 +206,7 @@ def _under(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, 
     col = Colours.of(lin[u], plate)
     n = ok.sum(axis=1)
     enough = base & (n >= 6)
-    q25, q50, q75 = _percentiles(col.level, ok, [25, 50, 75])
+    q25, q50, q75 = percentiles(col.level, ok, [25, 50, 75])
     plate_like = np.hypot(col.rg - PLATE_CHROMA[0], col.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
     out[:, 0] = n / u.shape[1]
     out[:, 1] = q50

@@ -18,8 +18,8 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import linear_rgb
-from .recognize_features import Colours, _percentiles
+from .recognize_colour import LINEAR, linear_rgb
+from .recognize_features import Colours, percentiles
 
 #: a tile colour or controller needs this share of its samples
 SHARE = 0.75
@@ -117,15 +117,17 @@ class GridGeometry:
                    border_ok, layout.border_width * scale, spread / max(layout.border_width * scale, 1e-6))
 
 
-def _gather(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    from .recognize_colour import LINEAR
+def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Linear RGB (R G B order) of a BGR image at the cells' (row, column) sample pixels
+    (any leading shape), and which lie inside the image."""
     inside = px[..., 0] >= 0
     values = image[np.where(inside, px[..., 0], 0), np.where(inside, px[..., 1], 0)]
     return LINEAR[values[..., ::-1]].astype(np.float64), inside
 
 
-def _median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    return np.stack([_percentiles(rgb[..., k], ok, [50])[0] for k in range(3)], axis=1)
+def median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Per row, the channel-by-channel median of the ``ok`` samples."""
+    return np.stack([percentiles(rgb[..., k], ok, [50])[0] for k in range(3)], axis=1)
 
 
 def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -136,11 +138,11 @@ def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.
     col = Colours.of(wood, plate)
     like = ok & (np.hypot(col.rg, col.bg) < 0.2) & (col.level > -3.0)
     own = like.sum(axis=1) >= 5
-    ref = np.where(own[:, None], _median_rgb(wood, like), plate[None, :])
+    ref = np.where(own[:, None], median_rgb(wood, like), plate[None, :])
     return ref, own
 
 
-def _chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
+def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Linear colours divided by the reference channel by channel, as chromaticities
     (summing to 1): robust where a saturated colour's weak channels are mostly noise."""
     q = np.maximum(rgb, 1e-5) / np.maximum(ref, 1e-5)
@@ -151,7 +153,7 @@ def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
                   protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples are clearly nearest to (twice as near as to
     the next) and that share of its samples."""
-    chroma = _chromaticity(rgb, ref[:, None, :])
+    chroma = chromaticity(rgb, ref[:, None, :])
     dist = np.stack([np.linalg.norm(chroma - protos[k], axis=-1) for k in "RGB"], axis=-1)
     order = np.sort(dist, axis=-1)
     clear = ok & (order[..., 0] * 2.0 < order[..., 1]) & (order[..., 0] < TILE_TOLERANCE)
@@ -207,7 +209,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
 def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
     """The tile colours' chromaticities relative to the plate (geometry file defaults)."""
     plate = linear_rgb(board.plate_colour)
-    return {k: _chromaticity(linear_rgb(board.colours[k]), plate) for k in "RGB"}  # type: ignore[index]
+    return {k: chromaticity(linear_rgb(board.colours[k]), plate) for k in "RGB"}  # type: ignore[index]
 
 
 def plate_albedos(board: Board) -> dict[str, np.ndarray]:
@@ -227,13 +229,13 @@ class CellReading:
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
               protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray]) -> dict[str, CellReading]:
     """Every cell: tile colour then controller, ``?`` for what is not clear."""
-    wood, ok_w = _gather(image, geo.wood)
-    tile, ok_t = _gather(image, geo.tile)
-    ring, ok_b = _gather(image, geo.border)
+    wood, ok_w = gather_cells(image, geo.wood)
+    tile, ok_t = gather_cells(image, geo.tile)
+    ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
     ref, _ = local_wood(wood, ok_w, plate)
     colour, share = _tile_colours(tile, ok_t, ref, protos)
-    tile_median = _median_rgb(tile, ok_t)
+    tile_median = median_rgb(tile, ok_t)
     ctrl, cshare = _controllers(ring, ok_b, tile_median, ref, albedo)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
