@@ -94,6 +94,15 @@ class Pose:
         uv[c[:, 2] <= 1e-9] = np.nan
         return uv
 
+    def pixels(self, points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
+        """(row, column) of the nearest pixel to each board point's image (N x 2 integers),
+        -1 where it falls outside the image or behind the camera: where to sample."""
+        uv = self.project(points)
+        col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
+        w, h = self.size
+        inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
+        return np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+
     def spread(self, points: np.ndarray | Sequence[Sequence[float]]) -> np.ndarray:
         """How far (pixels, one standard deviation) each board point's image may be from
         where :meth:`project` puts it, as far as the markers pin the pose down: small on

@@ -97,12 +97,7 @@ class GridGeometry:
 
         def pixels(offsets: np.ndarray, z: float) -> np.ndarray:
             pts = np.concatenate([c + offsets[None], np.full(c.shape[:1] + (len(offsets), 1), z)], axis=2)
-            uv = pose.project(pts.reshape(-1, 3))
-            w, h = pose.size
-            col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
-            inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
-            px = np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
-            return px.reshape(len(layout.centres), len(offsets), 2)
+            return pose.pixels(pts.reshape(-1, 3)).reshape(len(layout.centres), len(offsets), 2)
 
         top = layout.tile_z + layout.border_z / 2
         pts = np.concatenate([c + layout.border[None], np.full((len(layout.centres), len(layout.border), 1),

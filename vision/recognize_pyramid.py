@@ -159,12 +159,7 @@ class Geometry:
         inner, outer, outline_hidden = cls._outlines(layout, eye, add)
         under, under_ok, under_hidden = cls._under(layout, eye, add)
         allpts = np.concatenate(points)
-        uv = pose.project(allpts)
-        col = np.rint(uv[:, 0])
-        row = np.rint(uv[:, 1])
-        w, h = pose.size
-        inside = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
-        pixels = np.where(inside[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
+        pixels = pose.pixels(allpts)
         depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
         loose = pose.spread(layout.centres) / (pose.focal * r / depth)
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,

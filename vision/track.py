@@ -38,6 +38,7 @@ from .geometry import Board
 from .intrinsics import Intrinsics
 from .pose import Pose
 from .recognize import Recognition, Recognizer, pose_shift
+from .recognize_pyramid import UNIT
 
 #: a sample differs when a colour channel moved by more than this (8-bit levels)
 DIFF_LEVELS = 14.0
@@ -67,27 +68,6 @@ BARE_RATIO = 0.06
 HISTORY = 4
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
 BLEND = 0.05
-
-
-def _sphere_directions(count: int = 160) -> np.ndarray:
-    """Unit vectors spread evenly over a sphere (a Fibonacci lattice)."""
-    k = np.arange(count) + 0.5
-    z = 1 - 2 * k / count
-    phi = math.pi * (1 + 5 ** 0.5) * k
-    r = np.sqrt(1 - z * z)
-    return np.stack([r * np.cos(phi), r * np.sin(phi), z], axis=1)
-
-
-UNIT = _sphere_directions()
-
-
-def _pixels(pose: Pose, points: np.ndarray) -> np.ndarray:
-    """(row, column) of each world point in the image, -1 where it falls outside."""
-    uv = pose.project(points)
-    col, row = np.rint(uv[:, 0]), np.rint(uv[:, 1])
-    w, h = pose.size
-    ok = np.isfinite(uv).all(axis=1) & (col >= 0) & (col < w) & (row >= 0) & (row < h)
-    return np.where(ok[:, None], np.stack([row, col], axis=1), -1).astype(np.intp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +101,7 @@ class Samples:
         pixels = np.full((n, width, 2), -1, dtype=np.intp)
         world = np.full((n, width, 3), np.nan)
         for i, q in enumerate(pts):
-            pixels[i, :len(q)] = _pixels(pose, q)
+            pixels[i, :len(q)] = pose.pixels(q)
             world[i, :len(q)] = q
         hidden = np.zeros((n, width, n), dtype=bool)
         if board.kind == "pyramid":
@@ -145,7 +125,7 @@ class Samples:
             square = np.concatenate([np.stack([t, np.full_like(t, -half)], 1), np.stack([np.full_like(t, half), t], 1),
                                      np.stack([-t, np.full_like(t, half)], 1), np.stack([np.full_like(t, -half), -t], 1)])
             offsets = np.concatenate([square, np.full((len(square), 1), board.control_thickness)], axis=1)
-            ring = np.stack([_pixels(pose, np.asarray(p.centre, dtype=np.float64) + offsets)
+            ring = np.stack([pose.pixels(np.asarray(p.centre, dtype=np.float64) + offsets)
                              for p in board.positions])
         return cls(pixels, hidden, ring)
 
