@@ -5,9 +5,14 @@ A log line is ``{"t": 12.345, "cells": {"1a1": "W", "1b1": ".", "2a1": "?", "1c1
 Sparklies cells are two characters, tile colour then controller (``Rb``, ``G.``), ``??``
 unknown; either character alone may be ``?``. Positions a source does not report are unknown.
 
+A board that senses its reserve trays adds how many balls each holds:
+``{"t": 3.0, "cells": {...}, "reserves": {"light": 14, "dark": 15}}``.
+
 A board's buttons share the log: ``{"t": 12.5, "press": "end-turn", "player": "light"}`` is a
 player's turn button (chess-clock style), ``{"t": 13.0, "press": "confirm"}`` the confirm
-button. A press is a :class:`Press`, not an observation: it says nothing about the cells.
+button; ``{"press": "confirm", "choice": 1}`` is the confirm button pressed while the board's
+lights showed the second candidate of the question asked. A press is a :class:`Press`, not an
+observation: it says nothing about the cells.
 """
 
 from __future__ import annotations
@@ -44,10 +49,14 @@ class Observation:
 
     t: float
     cells: Mapping[str, str] = field(default_factory=dict)
+    #: balls in each player's reserve tray, for a board that senses them; None: not sensed
+    reserves: Mapping[str, int] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.cells, MappingProxyType):
             object.__setattr__(self, "cells", MappingProxyType(dict(self.cells)))
+        if self.reserves is not None and not isinstance(self.reserves, MappingProxyType):
+            object.__setattr__(self, "reserves", MappingProxyType(dict(self.reserves)))
 
     def get(self, name: str, unknown: str = UNKNOWN) -> str:
         """The cell's content; ``unknown`` (``?``, or ``??`` for Sparklies) when the source
@@ -55,7 +64,10 @@ class Observation:
         return self.cells.get(name, unknown)
 
     def to_json(self) -> dict:
-        return {"t": self.t, "cells": dict(self.cells)}
+        out: dict = {"t": self.t, "cells": dict(self.cells)}
+        if self.reserves is not None:
+            out["reserves"] = dict(self.reserves)
+        return out
 
     def to_line(self) -> str:
         return json.dumps(self.to_json(), separators=(",", ":"))
@@ -68,11 +80,13 @@ BUTTONS = ("end-turn", "confirm")
 @dataclass(frozen=True, slots=True)
 class Press:
     """A button pressed at time ``t``: ``end-turn`` (a player's turn button; ``player`` says
-    whose, None when the board has one button for both) or ``confirm``."""
+    whose, None when the board has one button for both) or ``confirm`` (``choice``: the
+    candidate the board's lights showed at that moment, by its place in the question)."""
 
     t: float
     button: str
     player: str | None = None
+    choice: int | None = None
 
     def __post_init__(self) -> None:
         if self.button not in BUTTONS:
@@ -82,6 +96,8 @@ class Press:
         out: dict = {"t": self.t, "press": self.button}
         if self.player is not None:
             out["player"] = self.player
+        if self.choice is not None:
+            out["choice"] = self.choice
         return out
 
     def to_line(self) -> str:
@@ -89,14 +105,18 @@ class Press:
 
 
 def _parse_press(data: dict, t: float, line: int | None) -> Press:
-    extra = set(data) - {"t", "press", "player"}
+    extra = set(data) - {"t", "press", "player", "choice"}
     if extra:
-        raise ObservationError(f"unknown key {sorted(extra)[0]!r} in a button press (expected 't', 'press', 'player')", line)
+        raise ObservationError(f"unknown key {sorted(extra)[0]!r} in a button press "
+                               "(expected 't', 'press', 'player', 'choice')", line)
     player = data.get("player")
     if player is not None and not isinstance(player, str):
         raise ObservationError(f"'player' must be a player's name, not {player!r}", line)
+    choice = data.get("choice")
+    if choice is not None and (isinstance(choice, bool) or not isinstance(choice, int) or choice < 0):
+        raise ObservationError(f"'choice' must be a candidate's place (0, 1, ...), not {choice!r}", line)
     try:
-        return Press(t, data["press"], player)
+        return Press(t, data["press"], player, choice)
     except ObservationError as exc:
         raise ObservationError(str(exc), line) from None
 
@@ -114,9 +134,17 @@ def parse_line(text: str, line: int | None = None) -> Observation | Press:
         raise ObservationError(f"'t' must be a finite number of seconds, not {t!r}", line)
     if "press" in data:
         return _parse_press(data, float(t), line)
-    extra = set(data) - {"t", "cells"}
+    extra = set(data) - {"t", "cells", "reserves"}
     if extra:
-        raise ObservationError(f"unknown key {sorted(extra)[0]!r} (expected 't' and 'cells', or 'press')", line)
+        raise ObservationError(f"unknown key {sorted(extra)[0]!r} (expected 't', 'cells' and 'reserves', "
+                               "or 'press')", line)
+    reserves = data.get("reserves")
+    if reserves is not None:
+        if not isinstance(reserves, dict):
+            raise ObservationError("'reserves' must be an object mapping players to ball counts", line)
+        for player, count in reserves.items():
+            if isinstance(count, bool) or not isinstance(count, int) or not 0 <= count <= 99:
+                raise ObservationError(f"reserves: {player!r}: {count!r} is not a count of balls (0 to 99)", line)
     cells = data.get("cells")
     if not isinstance(cells, dict):
         raise ObservationError("'cells' must be an object mapping position names to contents", line)
@@ -128,7 +156,7 @@ def parse_line(text: str, line: int | None = None) -> Observation | Press:
             width = len(value)
         elif len(value) != width:
             raise ObservationError(f"cell {name!r}: {value!r} mixes one- and two-character cells", line)
-    return Observation(float(t), cells)
+    return Observation(float(t), cells, reserves)
 
 
 def read_log(path: str | Path) -> Iterator[Observation | Press | ObservationError]:
@@ -152,6 +180,13 @@ def write_log(path: str | Path, observations: Iterable[Observation | Press]) -> 
 def check_cells(rules: Rules, obs: Observation, names: frozenset[str]) -> None:
     """That every cell name belongs to the board and every content to the game; raises
     ObservationError naming the cell."""
+    if obs.reserves is not None:
+        if rules.game != "pylos":
+            raise ObservationError(f"reserves: {rules.game} has no reserves to sense (only Pylos does)")
+        for player in obs.reserves:
+            if player not in rules.players:
+                raise ObservationError(f"reserves: {player!r} is not a player of {rules.game} "
+                                       f"({', '.join(rules.players)})")
     if rules.game == "sparklies":
         for name, value in obs.cells.items():
             if name not in names:

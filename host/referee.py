@@ -88,6 +88,8 @@ class Referee:
         self.now = now
         self.infer_budget_ms = infer_budget_ms
         self.sparklies = rules.game == "sparklies"
+        #: the reserve trays' counts last seen (a board that senses them), else None
+        self.reserves_seen: dict[str, int] | None = None
         template = rules.start(random.Random(0)) if self.sparklies else rules.start()
         self.names = frozenset(rules.cells(template))
         self.coverage = self.names if coverage is None else frozenset(coverage) & self.names
@@ -139,6 +141,8 @@ class Referee:
         started = self.begin(obs.t) if self.position is None and not self.sparklies else []
         if isinstance(obs, Press):
             return started + self.press(obs)
+        if obs.reserves is not None:
+            self.reserves_seen = dict(obs.reserves)
         stable = self.filter.feed(obs)
         if stable is None:
             return started
@@ -153,6 +157,15 @@ class Referee:
             self.buttons = True
         if self.position is None or self.status in (FINISHED, FLAGGED):
             return []
+        if press.button == "confirm" and press.choice is not None and self.status == AWAITING:
+            # the confirm button while the lights showed one candidate: that one
+            if press.choice >= len(self.candidates):
+                return []
+            move = self.rules.format_turn(self.candidates[press.choice][0])
+            try:
+                return self.command("confirm", press.t, {"move": move})
+            except (CommandError, RulesError):
+                return []
         if press.button == "end-turn":
             if self.status != AWAITING and press.player is not None and press.player != self.rules.to_move(self.position):
                 return []
@@ -245,6 +258,7 @@ class Referee:
         events: list[Event] = []
         if self.status == AWAITING:
             hits = [(turn, after) for turn, after in self.candidates if self._graph(after).matching(seen)]
+            hits = self._by_reserves(hits) if len(hits) > 1 else hits
             if len(hits) > 1:
                 return []  # still undecided: the question stands
             if hits:
@@ -462,7 +476,17 @@ class Referee:
             return self._commit(t, turn, self.rules.play(self.position, turn))
         if not done:
             raise CommandError("the turn in progress is not complete")
+        done = self._by_reserves(done)
         return self._commit(t, *done[0]) if len(done) == 1 else self._ask(t, done)
+
+    def _by_reserves(self, options: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+        """The options whose reserves are what the trays show, when the board senses its
+        trays and some option fits them (none fits while a ball is in a player's hand)."""
+        seen = self.reserves_seen
+        if seen is None:
+            return options
+        fits = [(turn, after) for turn, after in options if _reserves(after, seen)]
+        return fits or options
 
     def _choose(self, move: str | None, options: list[tuple[Any, Any]]) -> tuple[Any, Any]:
         if move is None:
@@ -583,3 +607,10 @@ class Referee:
         self.pending_cells = None
         return [Event(ev.TAKEBACK, t, {"to_turn": keep, "undone": undone,
                                         "position": self.rules.format_position(self.position)})]
+
+
+def _reserves(position: Any, seen: Mapping[str, int]) -> bool:
+    """Whether a position's reserves agree with the trays' counts seen (a game without
+    reserves in its positions agrees with anything)."""
+    have = {"light": getattr(position, "light_reserve", None), "dark": getattr(position, "dark_reserve", None)}
+    return all(have.get(player) in (None, count) for player, count in seen.items())

@@ -49,6 +49,8 @@ class SimConfig:
     dead: tuple[str, ...] = ()
     wrap: bool = False
     occupancy: bool = False
+    #: the reserve trays are sensed too (Pylos): observations carry the balls in each tray
+    trays: bool = False
     #: press the mover's turn button after every turn (None: with occupancy-only output)
     buttons: bool | None = None
     fps: float = 10.0
@@ -403,7 +405,7 @@ def simulate_game(rules: Rules, rng: random.Random, config: SimConfig = SimConfi
     played by random players or the turns of ``script``; observations from ``t0`` seconds.
     ``reset``: the board is first cleared and set up under the players' hands (a game after
     another); ``hold_end``: seconds the final board stays (default ``config.end_hold``)."""
-    view = SensorView(rules, config.occupancy)
+    view = SensorView(rules, config.occupancy, config.trays)
     reel = Reel(view, config, rng, t0)
     player = ScriptedPlayer(rules, script) if script is not None else RandomPlayer(rules, view, config.max_pings)
     if start is None:
@@ -447,7 +449,7 @@ class Simulator:
                 raise SimError(f"the simulator is set to play {config.game} but the rules are {r.game}'s")
             if script_rules is not None and r.game != script_rules.game:
                 raise SimError(f"the script is a {script_rules.game} game but the rules are {r.game}'s")
-            SensorView(r, config.occupancy)  # occupancy-only output is for the pyramid games
+            SensorView(r, config.occupancy, config.trays)  # occupancy-only output is for the pyramid games
 
     def games(self) -> Iterator[SimGame]:
         cfg = self.config

@@ -91,12 +91,19 @@ def supported(board: Mapping[str, str]) -> bool:
 class SensorView:
     """What one kind of sensor reports for a physical board of one game."""
 
-    def __init__(self, rules: Rules, occupancy: bool):
+    def __init__(self, rules: Rules, occupancy: bool, trays: bool = False):
         self.game = rules.game
         self.pyramid = rules.game in PYRAMID_GAMES
         if occupancy and not self.pyramid:
             raise SimError(f"occupancy-only output (reed switches) is for the pyramid games, not {rules.game}")
+        if trays and rules.game != "pylos":
+            raise SimError(f"trays: reserve trays are sensed for Pylos only, not {rules.game}")
         self.occupancy = occupancy
+        #: balls of each colour in the game (a sensed tray holds the ones not on the board)
+        self.balls: dict[str, int] | None = None
+        if trays:
+            start = rules.start()
+            self.balls = {"L": start.light_reserve, "D": start.dark_reserve}  # type: ignore[attr-defined]
         if self.pyramid:
             self.names: tuple[str, ...] = BASE_NAMES if occupancy else pyramid.NAMES
             self.unknown = UNKNOWN
@@ -123,6 +130,13 @@ class SensorView:
             return {n: board[n] for n in self.names}
         occupied = sum(_BIT[n] for n, v in board.items() if v != EMPTY)
         return {n: UNKNOWN if pyramid.ABOVE[i] & occupied else board[n] for i, n in enumerate(pyramid.NAMES)}
+
+    def reserves(self, board: Mapping[str, str]) -> dict[str, int] | None:
+        """What the reserve trays' switches count for ``board`` (None: trays not sensed)."""
+        if self.balls is None:
+            return None
+        on_board = {letter: sum(1 for v in board.values() if v == letter) for letter in self.balls}
+        return {"light": max(0, self.balls["L"] - on_board["L"]), "dark": max(0, self.balls["D"] - on_board["D"])}
 
     # -- hands -------------------------------------------------------------------------
     def random_patch(self, rng: random.Random) -> frozenset[str]:
@@ -229,7 +243,7 @@ class Reel:
                     self._last_flicker = (name, value)
         if flicker is None:
             self._last_flicker = None
-        self.observations.append(Observation(self._time(len(self.observations)), cells))
+        self.observations.append(Observation(self._time(len(self.observations)), cells, self.view.reserves(board)))
         self.truths.append(FrameTruth(board, legal, frozenset(n for n in hand if n in seen), flicker))
         clean = not hand and flicker is None
         if not clean:

@@ -114,6 +114,7 @@ KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "wrap": ("wrap", _bool),
     "occupancy": ("occupancy", _bool),
     "buttons": ("buttons", _bool),
+    "trays": ("trays", _bool),
     "fps": ("fps", _positive),
     "frames": ("frames_per_state", _pair(1)),
     "transitions": ("transition_hands", _probability),

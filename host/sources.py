@@ -1,5 +1,6 @@
-"""Observation sources for the daemon: ``replay:FILE``, ``sim:...`` and ``camera:...``
-(host/camera_source.py); ``serial:`` and ``gpio:`` arrive with the board-controller work."""
+"""Observation sources for the daemon: ``replay:FILE``, ``sim:...``, ``camera:...``
+(host/camera_source.py), ``serial:PORT`` (the board controller, host/serial_source.py) and
+``gpio:`` (a Raspberry Pi's pins, host/gpio_board.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,6 @@ from .games import Rules, pyramid
 from .observation import Observation, ObservationError, Press, read_log
 
 BASE_HOLLOWS = frozenset(n for n in pyramid.NAMES if n.startswith("1"))
-LATER = {"serial": "the board-controller issue", "gpio": "the board-controller issue"}
 
 
 class SourceError(ValueError):
@@ -32,11 +32,15 @@ class Source:
     speed: float = 0.0
     #: the camera behind ``items`` (host/camera_source.py's CameraSource), None for other sources
     camera: Any = None
+    #: the board's own lights (a controller's strip, a Pi's LEDs): ``show(lights)``; None: none
+    board: Any = None
 
     def follow(self, rules: Rules) -> None:
         """The daemon now referees ``rules``: a camera reads that game's colours."""
         if self.camera is not None:
             self.camera.follow(rules)
+        if self.board is not None:
+            self.board.follow(rules)
 
     def paced(self, after: float | None = None) -> Iterator[Observation | Press | ObservationError]:
         """The items at their speed, leaving out observations and presses up to source time
@@ -91,6 +95,11 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         cam = open_camera(spec, rules, camera)
         # a live camera delivers in real time; a video file or directory plays at ``speed``
         return Source(spec, cam, cover, finite=not cam.spec.live, speed=0.0 if cam.spec.live else speed, camera=cam)
-    if kind in LATER:
-        raise SourceError(f"{kind}: sources are not available yet (they arrive with {LATER[kind]})")
-    raise SourceError(f"unknown source {spec!r}: expected replay:FILE, sim:[options] or camera:...")
+    if kind == "serial":
+        if not rest:
+            raise SourceError("serial: needs the controller's port, e.g. serial:/dev/ttyUSB0")
+        from .serial_source import SerialBoard
+        board = SerialBoard(rest, rules)
+        return Source(spec, board.items(), BASE_HOLLOWS, board=board)
+    raise SourceError(f"unknown source {spec!r}: expected replay:FILE, sim:[options], camera:..., "
+                      "serial:PORT or gpio:")

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 
 from host.games import rules_for
+from host.observation import Press
 from host.referee import Referee
 from host.sim import SimConfig, simulate_game
 from host.sources import BASE_HOLLOWS
@@ -58,18 +59,22 @@ def true_after(rules, truth, position, number: int, t: float) -> str:
 
 
 def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
-                 camera: tuple[int, int] | None = None, turns: int = 300) -> Outcome:
+                 camera: tuple[int, int] | None = None, turns: int = 300, trays: bool = False,
+                 button: bool = False) -> Outcome:
     """One simulated game refereed; a confirmation is answered with the true turn, as the
     players would. ``occupancy``: reed switches under the base hollows and turn buttons, no
     camera (no hands over the board, then). ``camera``: every frame rendered at this
     resolution and read by vision (host/sim_vision.py) instead of the simulator's ideal
-    sensor (no flicker then: vision makes its own errors)."""
+    sensor (no flicker then: vision makes its own errors). ``trays``: the reserve trays are
+    sensed too (Pylos). ``button``: questions are answered with the confirm button pressed
+    while the board's lights show the true candidate (a press with its ``choice``)."""
     options = {"width": 9, "height": 9} if camera and game == "sparklies" else OPTIONS.get(game, {})
     rules = rules_for(game, **options)
     noise = {k: v for k, v in NOISY.items() if k != "hands"} if occupancy else NOISY
     if camera:
         noise = {k: v for k, v in noise.items() if k != "flicker"}
-    config = SimConfig(seed=seed, game=game, occupancy=occupancy, max_turns=turns, **(noise if noisy else {}))
+    config = SimConfig(seed=seed, game=game, occupancy=occupancy, trays=trays, max_turns=turns,
+                       **(noise if noisy else {}))
     sim = simulate_game(rules, random.Random(seed), config)
     truth = sim.truth
     referee = Referee(rules, start=rules.parse_position(truth.start),
@@ -87,9 +92,10 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
                 want = true_after(rules, truth, referee.position, len(referee.turns), obs.t)
                 if occupancy and told_by_base(rules, referee.position, rules.parse_position(want)):
                     result.needless += 1
-                for turn, after in referee.candidates:
+                for k, (turn, after) in enumerate(referee.candidates):
                     if rules.format_position(after) == want:
-                        out += referee.command("confirm", obs.t, {"move": rules.format_turn(turn)})
+                        out += (referee.observe(Press(obs.t, "confirm", choice=k)) if button else
+                                referee.command("confirm", obs.t, {"move": rules.format_turn(turn)}))
                         break
         events += out
     events += referee.flush(sim.observations[-1].t)

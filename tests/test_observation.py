@@ -80,3 +80,26 @@ def test_event_json_round_trip_and_type_check():
     assert event.to_json()["type"] == "illegal"
     with pytest.raises(ValueError, match="unknown event type"):
         Event("teleport", 0.0)
+
+
+def test_reserves_and_choice_round_trip_and_errors():
+    from host.games import rules_for
+    from host.observation import Observation, ObservationError, Press, check_cells, parse_line
+    obs = parse_line('{"t": 1, "cells": {"1a1": "#"}, "reserves": {"light": 14, "dark": 15}}')
+    assert obs.reserves == {"light": 14, "dark": 15}
+    assert parse_line(obs.to_line()) == obs
+    press = parse_line('{"t": 2, "press": "confirm", "choice": 1}')
+    assert press == Press(2.0, "confirm", None, 1) and parse_line(press.to_line()) == press
+    for bad, message in [('{"t": 1, "cells": {}, "reserves": [1]}', "'reserves' must be an object"),
+                         ('{"t": 1, "cells": {}, "reserves": {"light": -1}}', "reserves: 'light': -1"),
+                         ('{"t": 1, "press": "confirm", "choice": "2"}', "'choice' must be")]:
+        with pytest.raises(ObservationError, match=message):
+            parse_line(bad, 3)
+    pylos = rules_for("pylos")
+    names = frozenset(pylos.cells(pylos.start()))
+    check_cells(pylos, obs, names)
+    with pytest.raises(ObservationError, match="'white' is not a player of pylos"):
+        check_cells(pylos, Observation(0.0, {}, {"white": 3}), names)
+    sparks = rules_for("sparks")
+    with pytest.raises(ObservationError, match="sparks has no reserves"):
+        check_cells(sparks, obs, names)

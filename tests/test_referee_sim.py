@@ -8,7 +8,7 @@ import os
 
 import pytest
 
-from sim_referee import Outcome, run_games
+from sim_referee import Outcome, referee_game, run_games
 
 GAMES = int(os.environ.get("ARBITER_E2E_GAMES", "2000"))
 
@@ -57,3 +57,26 @@ def test_occupancy_only_pylos_is_recorded_or_asked():
     # questions are needed (upper levels are invisible) but never where the base tells the turn
     assert 0 < result.confirmations < result.turns
     assert result.needless == 0
+
+
+def test_sensed_reserve_trays_answer_questions_the_hollows_cannot():
+    """With the reserve trays sensed too, the balls left in each tray tell how many balls a
+    turn took back, so fewer turns need a question; every record still equals the truth."""
+    seeds = range(24)
+    plain, trays = Outcome(), Outcome()
+    for seed in seeds:
+        plain.add(referee_game("pylos", seed, True, True))
+        trays.add(referee_game("pylos", seed, True, True, trays=True))
+    assert trays.failures == [], trays.failures[:5]
+    assert trays.flagged == trays.injected > 0 and trays.false_flags == 0
+    assert trays.takebacks_seen == trays.takebacks
+    assert trays.confirmations < 0.9 * plain.confirmations
+
+
+def test_questions_answered_with_the_confirm_button():
+    """The confirm button pressed while the lights show a candidate chooses that candidate
+    (``choice``): games answered only that way are recorded exactly."""
+    total = Outcome()
+    for seed in range(6):
+        total.add(referee_game("pylos", seed, True, True, button=True))
+    assert total.failures == [] and total.confirmations > 10
