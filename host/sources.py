@@ -67,6 +67,8 @@ class Source:
 def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = "all",
                 camera: Mapping[str, Any] | None = None) -> Source:
     """The source a spec string names; ``camera``: the configuration's [camera] section."""
+    if "+camera:" in spec:
+        return _fused(spec, rules, speed, camera)
     kind, _, rest = spec.partition(":")
     cover = BASE_HOLLOWS if coverage == "base" else None
     if kind == "replay":
@@ -103,3 +105,17 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         return Source(spec, board.items(), BASE_HOLLOWS, board=board)
     raise SourceError(f"unknown source {spec!r}: expected replay:FILE, sim:[options], camera:..., "
                       "serial:PORT or gpio:")
+
+
+def _fused(spec: str, rules: Rules, speed: float, camera: Mapping[str, Any] | None) -> Source:
+    """``SWITCHES+camera:...``: reed switches (serial: or gpio:) and a camera together
+    (host/fusion.py); the camera's cells, the switches' base hollows and buttons."""
+    from .fusion import Fusion
+    switches_spec, _, camera_spec = spec.partition("+")
+    if not switches_spec.startswith(("serial:", "gpio:")):
+        raise SourceError(f"{spec}: a camera is combined with reed switches (serial:PORT or gpio:), "
+                          f"not {switches_spec!r}")
+    switches = open_source(switches_spec, rules, speed=speed)
+    cam = open_source(camera_spec, rules, speed=speed, camera=camera)
+    return Source(spec, Fusion(cam.items, switches.items), None, finite=False, speed=0.0,
+                  camera=cam.camera, board=switches.board)
