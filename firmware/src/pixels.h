@@ -1,0 +1,39 @@
+/* What the strip shows: the host's pixels with their patterns, or the "host gone" sign.
+ * Pure C: compiled natively by the unit tests. */
+#ifndef PIXELS_H
+#define PIXELS_H
+
+#include <stdint.h>
+
+#define PIXELS 19
+#define PIXEL_TURN_FIRST 0
+#define PIXEL_TURN_SECOND 1
+#define PIXEL_ILLEGAL 2
+#define PIXEL_HOLLOW0 3
+#define PIXEL_HOLLOWS 16
+
+#define PIXEL_STEADY 0
+#define PIXEL_SLOW 1
+#define PIXEL_FAST 2
+#define PIXEL_IN_TURN 3
+#define PIXEL_MODES 4
+
+#define PIXEL_NO_SLOT 255
+
+typedef struct {
+    uint8_t r, g, b, pattern; /* pattern: low nibble mode, high nibble in-turn slot */
+} pixel_t;
+
+/* 1 when the pattern byte's mode is one the firmware knows. */
+uint8_t pixels_pattern_valid(uint8_t pattern);
+
+/* The in-turn slot shown at now_ms, or PIXEL_NO_SLOT when no pixel is in turn. */
+uint8_t pixels_slot(const pixel_t px[PIXELS], uint32_t now_ms);
+
+/* Fills grb (3 * PIXELS bytes, wire order G R B) with what the strip shows at now_ms and
+ * returns the in-turn slot being shown (PIXEL_NO_SLOT when none: also while the host is
+ * gone, as then the strip shows only the blue "host gone" blink on the illegal indicator). */
+uint8_t pixels_render(const pixel_t px[PIXELS], uint32_t now_ms, uint8_t host_alive,
+                      uint8_t grb[3 * PIXELS]);
+
+#endif
