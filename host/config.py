@@ -43,6 +43,11 @@ SCHEMA: dict[str | None, dict[str, tuple[type | tuple[type, ...], Any]]] = {
     "stability": {"frames": (int, 3), "seconds": ((int, float), 0.25)},
     "camera": {"board": (str, None), "intrinsics": (str, None), "calibration": (str, None), "fps": ((int, float), 10.0),
                "debug_dir": (str, None), "debug_before": ((int, float), 5.0), "debug_after": ((int, float), 2.0)},
+    "gpio": {"hollows": (dict, {}), "turn_first": (int, None), "turn_second": (int, None), "turn": (int, None),
+             "confirm": (int, None), "led_first": (int, None), "led_second": (int, None), "rgb": (list, None),
+             "buzzer": (int, None), "active_high": (bool, True), "buzzer_active_high": (bool, True),
+             "bounce": ((int, float), 0.05), "interval": ((int, float), 0.1)},
+    "leds": {"driver": (str, None), "wled_topic": (str, None), "wled_api": (str, "json"), "brightness": (int, 128)},
     "players": {},  # free keys: the game's player names (light/dark, white/black)
 }
 
@@ -60,6 +65,8 @@ class Config:
     storage: Mapping[str, Any] = field(default_factory=dict)
     stability: Mapping[str, Any] = field(default_factory=dict)
     camera: Mapping[str, Any] = field(default_factory=dict)
+    gpio: Mapping[str, Any] = field(default_factory=dict)
+    leds: Mapping[str, Any] = field(default_factory=dict)
     players: Mapping[str, str] = field(default_factory=dict)
 
     def rule_options(self, game: str | None = None) -> dict[str, Any]:
@@ -110,7 +117,7 @@ def _check(where: str, value: Any, kind: type | tuple[type, ...]) -> None:
         ok = isinstance(value, kinds)
     if not ok:
         names = " or ".join({str: "a string", int: "a whole number", float: "a number", bool: "true or false",
-                             list: "a list"}[k] for k in kinds)
+                             list: "a list", dict: "a table"}[k] for k in kinds)
         raise ConfigError(f"{where}: expected {names}, got {value!r}")
 
 
@@ -154,6 +161,7 @@ def from_mapping(data: Mapping[str, Any], origin: str = "configuration") -> Conf
     if config.source["coverage"] not in ("all", "base"):
         raise ConfigError(f"{origin}: source.coverage: expected \"all\" (camera) or \"base\" (reed switches)")
     _check_camera(origin, config.camera)
+    _check_gpio_leds(origin, config.gpio, config.leds)
     if config.mqtt["url"] is not None and not config.mqtt["url"].startswith(("mqtt://", "mqtts://")):
         raise ConfigError(f"{origin}: mqtt.url: expected mqtt://host:port or mqtts://host:port")
     return config
@@ -173,6 +181,22 @@ def _check_camera(origin: str, camera: Mapping[str, Any]) -> None:
     for key in ("board", "intrinsics", "debug_dir"):
         if camera[key] is not None and not camera[key].strip():
             raise ConfigError(f"{origin}: camera.{key}: an empty string (leave the key out for the default)")
+
+
+def _check_gpio_leds(origin: str, gpio: Mapping[str, Any], leds: Mapping[str, Any]) -> None:
+    """[gpio]: pins 2-27, each used once, hollows on the base (host/gpio_board.py checks
+    them); [leds]: a known driver and WLED API, a brightness 0-255."""
+    from .gpio_board import gpio_pins
+    from .led_drivers import DRIVERS
+    gpio_pins(gpio, origin)
+    if leds["driver"] is not None and leds["driver"] not in DRIVERS:
+        raise ConfigError(f"{origin}: leds.driver: {leds['driver']!r} is not one of {', '.join(DRIVERS)}")
+    if leds["wled_api"] not in ("json", "colour"):
+        raise ConfigError(f"{origin}: leds.wled_api: expected \"json\" or \"colour\", got {leds['wled_api']!r}")
+    if not 0 <= leds["brightness"] <= 255:
+        raise ConfigError(f"{origin}: leds.brightness: expected 0 to 255, got {leds['brightness']!r}")
+    if leds["wled_topic"] is not None and (not leds["wled_topic"].strip("/") or any(c in leds["wled_topic"] for c in "#+")):
+        raise ConfigError(f"{origin}: leds.wled_topic: {leds['wled_topic']!r} is not a topic (no wildcards, not empty)")
 
 
 def _games(origin: str, value: list[Any]) -> tuple[str, ...]:

@@ -14,7 +14,7 @@ import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 from . import controller_protocol as proto
 
@@ -79,6 +79,8 @@ class ControllerLink:
         self._lock = threading.Lock()
         self._desired: list[bytes] = [proto.pixel_bytes(0, 0, 0)] * proto.PIXELS
         self._acked: list[bytes | None] = [None] * proto.PIXELS
+        self._slots: bytes = proto.slots_payload([])
+        self._slots_acked: bytes | None = None
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.stats = LinkStats()
@@ -115,13 +117,16 @@ class ControllerLink:
     def wall(self) -> float:
         return self._wall()
 
-    def show(self, pixels: list[bytes]) -> None:
-        """The 19 pixels (4 bytes each: R G B pattern) the strip should show; sent, and sent
-        again after a reconnection or a controller reset, until acknowledged."""
+    def show(self, pixels: list[bytes], slots: list[int] = ()) -> None:
+        """The 19 pixels (4 bytes each: R G B pattern) the strip should show, and the
+        in-turn cycle (one mask of hollows per slot); sent, and sent again after a
+        reconnection or a controller reset, until acknowledged."""
         if len(pixels) != proto.PIXELS or any(len(p) != 4 for p in pixels):
             raise ValueError(f"show: expected {proto.PIXELS} pixels of 4 bytes")
+        payload = proto.slots_payload(list(slots))
         with self._lock:
             self._desired = list(pixels)
+            self._slots = payload
 
     # -- the I/O thread --------------------------------------------------------------------------
     def _report(self, kind: str = "message", message: proto.Message | None = None, detail: str = "") -> None:
@@ -168,8 +173,10 @@ class ControllerLink:
         self._expect_seq: int | None = None
         self._inflight: tuple[int, int, bytes, float, int, Any] | None = None
         self._snapshot_wanted = True
+        self._hello_answer = False  # a HELLO that answers one of ours is no restart
         with self._lock:
             self._acked = [None] * proto.PIXELS
+            self._slots_acked = None
         try:
             hello = self._handshake()
         except OSError as exc:
@@ -259,7 +266,12 @@ class ControllerLink:
 
     def _handle(self, message: proto.Message, now: float) -> None:
         if isinstance(message, proto.Ack):
+            if message.type == proto.CMD_HELLO:
+                self._hello_answer = True
             self._acknowledged(message)
+            return
+        if isinstance(message, proto.Hello) and self._hello_answer:
+            self._hello_answer = False  # the answer to a HELLO the handshake repeated
             return
         if isinstance(message, proto.Hello):
             # a HELLO nobody asked for: the controller started again (reset button, watchdog,
@@ -271,6 +283,7 @@ class ControllerLink:
             self._report(RESET, message, " and ".join(message.causes))
             with self._lock:
                 self._acked = [None] * proto.PIXELS
+                self._slots_acked = None
             self._snapshot_wanted = True
             return
         if isinstance(message, proto.Snapshot):
@@ -313,6 +326,10 @@ class ControllerLink:
             return True
         with self._lock:
             desired, acked = list(self._desired), list(self._acked)
+            slots, slots_acked = self._slots, self._slots_acked
+        if slots != slots_acked:  # the cycle first: in-turn pixels then light the right slots
+            self._command(proto.SET_SLOTS, slots, self._mark_slots(slots), now)
+            return True
         if desired[:3] != acked[:3]:
             self._command(proto.SET_INDICATORS, b"".join(desired[:3]), self._mark(0, desired[:3]), now)
             return True
@@ -327,6 +344,12 @@ class ControllerLink:
         def done() -> None:
             with self._lock:
                 self._acked[start:start + len(pixels)] = pixels
+        return done
+
+    def _mark_slots(self, payload: bytes) -> Callable[[], None]:
+        def done() -> None:
+            with self._lock:
+                self._slots_acked = payload
         return done
 
     def _command(self, type_: int, payload: bytes, done: Callable[[], None] | None, now: float) -> None:

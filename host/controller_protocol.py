@@ -22,12 +22,14 @@ BYTE_TIMEOUT = 0.020
 # controller -> host
 HELLO, SNAPSHOT, CHANGE, HEARTBEAT, ACK = 0x01, 0x02, 0x03, 0x04, 0x05
 # host -> controller
-CMD_HELLO, CMD_HEARTBEAT, SET_INDICATORS, SET_STRIP, GET_SNAPSHOT = 0x81, 0x82, 0x83, 0x84, 0x85
+CMD_HELLO, CMD_HEARTBEAT, SET_INDICATORS, SET_STRIP, GET_SNAPSHOT, SET_SLOTS = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86
 
 SWITCHES = 49
 PIXELS = 19
 HOLLOWS = 16
 NO_SLOT = 255
+#: at most this many slots in the in-turn cycle
+SLOTS = 16
 #: ACK status codes and what they mean
 ACK_STATUS = {0: "done", 1: "wrong length", 2: "unknown type", 3: "value out of range"}
 #: MCUSR bits reported as the reset cause
@@ -159,7 +161,7 @@ Message = Hello | Snapshot | Change | Heartbeat | Ack
 _SIZES = {HELLO: 7, SNAPSHOT: 12, CHANGE: 7, HEARTBEAT: 9, ACK: 3}
 _NAMES = {HELLO: "HELLO", SNAPSHOT: "SNAPSHOT", CHANGE: "CHANGE", HEARTBEAT: "HEARTBEAT", ACK: "ACK",
           CMD_HELLO: "HELLO", CMD_HEARTBEAT: "HEARTBEAT", SET_INDICATORS: "SET_INDICATORS",
-          SET_STRIP: "SET_STRIP", GET_SNAPSHOT: "GET_SNAPSHOT"}
+          SET_STRIP: "SET_STRIP", GET_SNAPSHOT: "GET_SNAPSHOT", SET_SLOTS: "SET_SLOTS"}
 
 
 def type_name(type_: int) -> str:
@@ -196,8 +198,15 @@ def decode(frame: Frame) -> Message:
 
 # -- commands to the controller --------------------------------------------------------------
 
-def pixel_bytes(r: int, g: int, b: int, mode: int = 0, slot: int = 0) -> bytes:
-    return bytes((r, g, b, (slot & 0x0F) << 4 | (mode & 0x0F)))
+def pixel_bytes(r: int, g: int, b: int, mode: int = 0) -> bytes:
+    return bytes((r, g, b, mode & 0x0F))
+
+
+def slots_payload(masks: list[int]) -> bytes:
+    """``SET_SLOTS``: the in-turn cycle, one mask of hollows (bit i: hollow i) per slot."""
+    if len(masks) > SLOTS:
+        raise ValueError(f"{len(masks)} in-turn slots: at most {SLOTS}")
+    return bytes((len(masks),)) + b"".join((m & 0xFFFF).to_bytes(2, "little") for m in masks)
 
 
 def hello_payload() -> bytes:

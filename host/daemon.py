@@ -18,6 +18,7 @@ from typing import Any, Callable, TextIO
 from .board_games import StartWatch, configured_rules, describe_board, rules_with, same_rules, unplayable
 from .config import Config, ConfigError, board_kind
 from .events import Event
+from .indicators import Indicator, Lights
 from .games import Rules, RulesError, rules_for, rules_from_tags
 from .observation import Observation, ObservationError, Press, check_cells
 from .record import Record, replay
@@ -58,10 +59,14 @@ class Daemon:
         self._by_command = False  # the current game was started by a new-game command
         self.game_id: int | None = None
         self.stop_requested = threading.Event()
+        #: why the source stopped working (the daemon then exits with status 1)
+        self.source_failed: str | None = None
         self._items: queue.Queue = queue.Queue(maxsize=1000)
         self._last_status = ""
         self._last_t = 0.0
         self._resume_t: float | None = None  # skip source time the recorded game already covers
+        #: the board's own lights (a controller's strip, a Pi's LEDs), fed like an MQTT LED client
+        self.indicator = Indicator() if source.board is not None else None
 
     # -- the current game ------------------------------------------------------------------
     def _new_referee(self, rules: Rules) -> Referee:
@@ -180,6 +185,7 @@ class Daemon:
                 self._items.put(item)
         except Exception as exc:  # a source failing must not take the referee down silently
             log.error("source %s failed: %s", self.source.name, exc)
+            self.source_failed = str(exc)
         finally:
             self._items.put(_END)
 
@@ -206,7 +212,7 @@ class Daemon:
         self.publish_state()
         if self.debug is not None:
             self.debug.close()
-        return 0
+        return 1 if self.source_failed else 0
 
     def observe(self, obs: Observation | Press) -> None:
         """One observation or button press. A steady start position of another game of the
@@ -310,6 +316,9 @@ class Daemon:
         if self.link is not None:  # published once committed, never before
             for seq, payload in stored:
                 self.link.publish_event(seq, payload)
+        if self.indicator is not None:
+            for _, payload in stored:
+                self._show(self.indicator.event(payload))
         if self.debug is not None:
             self.debug.events(events, board_id=self.config.board_id, game_id=self.game_id, game=self.rules.game,
                               variant=self.rules.variant)
@@ -319,10 +328,19 @@ class Daemon:
     def state(self) -> dict[str, Any]:
         return {"board": self.config.board_id, **self.referee.state()}
 
+    def _show(self, lights: Lights | None) -> None:
+        if lights is not None:
+            try:
+                self.source.board.show(lights)
+            except Exception as exc:  # the lights must never stop the referee
+                log.error("board lights: %s", exc)
+
     def publish_state(self) -> None:
         state = self.state()
         if self.link is not None:
             self.link.publish_state(state)
+        if self.indicator is not None:
+            self._show(self.indicator.state(state))
         line = (f"[{state['board']}] {state['game']} {state['variant']} | turn {state['turn']} | "
                 f"{(state['to_move'] or 'nobody') + ' to move' if state['status'] != 'finished' else 'result ' + state['result']}"
                 f" | {state['status']}" + (f" | last {state['last_move']}" if state['last_move'] else ""))

@@ -12,7 +12,6 @@ come from the injected ``now``.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
@@ -20,6 +19,7 @@ from . import events as ev
 from .events import Event
 from .games import Rules, RulesError
 from .observation import Observation, Press, matches
+from .stability import Stability, StabilityFilter
 from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
                             sparklies_board)
 
@@ -38,44 +38,6 @@ def utc_now() -> datetime:
 
 def iso(ts: datetime) -> str:
     return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
-
-
-@dataclass(frozen=True, slots=True)
-class Stability:
-    """How long a board must stay the same before it counts: ``frames`` consecutive
-    identical observations spanning at least ``seconds``."""
-
-    frames: int = 3
-    seconds: float = 0.25
-
-
-class StabilityFilter:
-    """Passes an observation on once the same cells have been seen long enough, and only
-    once per stable board: flicker and a passing hand never reach the referee's decisions."""
-
-    def __init__(self, stability: Stability):
-        self.stability = stability
-        self._key: tuple | None = None
-        self._count = 0
-        self._since = 0.0
-        self._done = False
-
-    def feed(self, obs: Observation) -> Observation | None:
-        key = tuple(sorted(obs.cells.items()))
-        if key != self._key:
-            self._key, self._count, self._since, self._done = key, 1, obs.t, False
-        else:
-            self._count += 1
-        if (not self._done and self._count >= self.stability.frames
-                and obs.t - self._since >= self.stability.seconds):
-            self._done = True
-            return obs
-        return None
-
-    def reset(self) -> None:
-        """Forget the last stable board, so the current one is judged again (after a
-        command changed what the referee expects)."""
-        self._done = False
 
 
 class Referee:
@@ -153,10 +115,17 @@ class Referee:
         after the board already showed the turn over, it changes nothing); the confirm button
         confirms the only candidate. A press that means nothing now is ignored: a button
         cannot be answered like a command."""
+        settled: list[Event] = []
         if press.button == "end-turn":
             self.buttons = True
+            if self.position is not None:
+                last = self.filter.settle()
+                settled = self._decide(last) if last is not None else []
         if self.position is None or self.status in (FINISHED, FLAGGED):
-            return []
+            return settled
+        return settled + self._pressed(press)
+
+    def _pressed(self, press: Press) -> list[Event]:
         if press.button == "confirm" and press.choice is not None and self.status == AWAITING:
             # the confirm button while the lights showed one candidate: that one
             if press.choice >= len(self.candidates):

@@ -24,9 +24,11 @@ def run_daemon(args: Any) -> int:
         configured_rules(config, rules)  # checks games and the other games' configuration before anything opens
         spec = args.source or config.source["spec"]
         if not spec:
-            raise ConfigError("no source: give --source (replay:FILE, sim: or camera:...) or set source.spec")
+            raise ConfigError("no source: give --source (replay:FILE, sim:, camera:..., serial:PORT or gpio:) "
+                              "or set source.spec")
         speed = config.source["speed"] if args.speed is None else args.speed
-        source = open_source(spec, rules, speed=speed, coverage=config.source["coverage"], camera=config.camera)
+        source = open_source(spec, rules, speed=speed, coverage=config.source["coverage"], camera=config.camera,
+                             gpio=config.gpio)
         db = args.db or config.storage["database"] or Recorder.default_path()
         recorder = Recorder(db, board_id=config.board_id)
     except (ConfigError, SourceError, RecorderError, RulesError) as exc:
@@ -64,7 +66,8 @@ def add_run_parser(sub: Any) -> None:
     p = sub.add_parser("run", help="run the referee daemon on a source until stopped")
     p.add_argument("--game", choices=("pylos", "sparks", "sparklies"))
     p.add_argument("--variant")
-    p.add_argument("--source", help="replay:FILE, sim:[key=value,...] or camera:DEVICE|VIDEO|DIR/|URL")
+    p.add_argument("--source", help="replay:FILE, sim:[key=value,...], camera:DEVICE|VIDEO|DIR/|URL, serial:PORT, "
+                   "gpio: or SWITCHES+camera:...")
     p.add_argument("--config", help="TOML configuration file (docs/configuration.md)")
     p.add_argument("--speed", type=float, help="replay speed of logs, videos and image directories: 1 as "
                    "recorded, 0 as fast as possible (source.speed)")

@@ -15,6 +15,7 @@ from typing import Iterator
 from . import controller_protocol as proto
 from .controller_link import CONNECTED, END, FAILED, LOST, RESET, ControllerLink
 from .games import Rules
+from .indicators import OFF, Lights
 from .observation import Observation, Press
 
 log = logging.getLogger("arbiter.controller")
@@ -62,6 +63,8 @@ class SerialBoard:
                 if report.kind == FAILED:
                     raise SourceFailed(report.detail)
                 if report.kind in (CONNECTED, RESET, LOST):
+                    if report.kind == LOST:
+                        self.closed = None  # unknown until the next snapshot: no stale repeats
                     if report.kind != CONNECTED or self.closed is not None:
                         log.info("controller on %s: %s %s", self.port, report.kind, report.detail)
                     continue
@@ -100,8 +103,12 @@ class SerialBoard:
         first, second = reserve_counts(closed)
         return Observation(t, cells, {self.players[0]: first, self.players[1]: second})
 
-    def show(self, pixels: list[bytes]) -> None:
-        self.link.show(pixels)
+    def show(self, lights: Lights) -> None:
+        """The lights on the strip: the two turn indicators, the illegal indicator, then
+        the hollows."""
+        pixels = [*lights.turn, lights.illegal, *(lights.hollows or (OFF,) * len(HOLLOW_NAMES))]
+        masks = [sum(1 << HOLLOW_NAMES.index(h) for h in hollows) for hollows in lights.slots]
+        self.link.show([proto.pixel_bytes(p.r, p.g, p.b, p.mode) for p in pixels], masks)
 
 
 def _hollows(closed: frozenset[int]) -> frozenset[int]:

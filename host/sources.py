@@ -65,10 +65,11 @@ class Source:
 
 
 def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = "all",
-                camera: Mapping[str, Any] | None = None) -> Source:
-    """The source a spec string names; ``camera``: the configuration's [camera] section."""
+                camera: Mapping[str, Any] | None = None, gpio: Mapping[str, Any] | None = None) -> Source:
+    """The source a spec string names; ``camera`` and ``gpio``: the configuration's [camera]
+    and [gpio] sections."""
     if "+camera:" in spec:
-        return _fused(spec, rules, speed, camera)
+        return _fused(spec, rules, speed, camera, gpio)
     kind, _, rest = spec.partition(":")
     cover = BASE_HOLLOWS if coverage == "base" else None
     if kind == "replay":
@@ -103,11 +104,16 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         from .serial_source import SerialBoard
         board = SerialBoard(rest, rules)
         return Source(spec, board.items(), BASE_HOLLOWS, board=board)
+    if kind == "gpio":
+        from .gpio_board import open_gpio_source
+        # the daemon drives the Pi's LEDs and buzzer itself, unless none are wired
+        return open_gpio_source(spec, rules, gpio or {}, outputs=True)
     raise SourceError(f"unknown source {spec!r}: expected replay:FILE, sim:[options], camera:..., "
                       "serial:PORT or gpio:")
 
 
-def _fused(spec: str, rules: Rules, speed: float, camera: Mapping[str, Any] | None) -> Source:
+def _fused(spec: str, rules: Rules, speed: float, camera: Mapping[str, Any] | None,
+           gpio: Mapping[str, Any] | None) -> Source:
     """``SWITCHES+camera:...``: reed switches (serial: or gpio:) and a camera together
     (host/fusion.py); the camera's cells, the switches' base hollows and buttons."""
     from .fusion import Fusion
@@ -115,7 +121,7 @@ def _fused(spec: str, rules: Rules, speed: float, camera: Mapping[str, Any] | No
     if not switches_spec.startswith(("serial:", "gpio:")):
         raise SourceError(f"{spec}: a camera is combined with reed switches (serial:PORT or gpio:), "
                           f"not {switches_spec!r}")
-    switches = open_source(switches_spec, rules, speed=speed)
+    switches = open_source(switches_spec, rules, speed=speed, gpio=gpio)
     cam = open_source(camera_spec, rules, speed=speed, camera=camera)
     return Source(spec, Fusion(cam.items, switches.items), None, finite=False, speed=0.0,
                   camera=cam.camera, board=switches.board)

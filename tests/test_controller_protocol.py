@@ -74,10 +74,14 @@ def test_garbage_between_frames_costs_no_good_frame(garbage, seed):
     dec = proto.Decoder()
     out = []
     pos = 0
+    now = 0.0
     while pos < len(stream):  # fed in random pieces, as a serial port delivers
         step = rnd.randint(1, 30)
-        out += dec.feed(stream[pos:pos + step])
+        now += 0.001
+        out += dec.feed(stream[pos:pos + step], now=now)
         pos += step
+    for k in range(len(garbage) + 1):  # the line goes quiet: every bogus frame is given up
+        out += dec.feed(b"", now=now + 1 + k)
     # garbage may itself hold a valid frame only with a valid CRC: vanishingly rare, but a
     # stray frame must never cost a real one
     assert [f.seq for f in out if f.type == proto.HEARTBEAT and len(f.payload) == 9][-len(frames):] == \

@@ -58,7 +58,9 @@ def test_replay_source_with_bad_lines_is_recorded(tmp_path):
 
 @pytest.mark.parametrize("argv, words", [
     (["--game", "chess", "--source", "sim:"], "invalid choice"),
-    (["--game", "pylos", "--source", "serial:"], "not available yet"),
+    (["--game", "pylos", "--source", "serial:"], "needs the controller's port"),
+    (["--game", "pylos", "--source", "gpio:"], "no reed switches configured"),
+    (["--game", "pylos", "--source", "usb:3"], "unknown source"),
     (["--game", "pylos", "--source", "camera:/nonexistent.mp4"], "no such file or directory"),
     (["--game", "pylos", "--source", "sim:illegal=2"], "illegal"),
     (["--game", "pylos", "--source", "replay:/nonexistent.jsonl"], "no such file"),

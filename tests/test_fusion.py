@@ -3,7 +3,6 @@ occupancy, the camera colours and upper levels, and a disagreement is reported, 
 
 from __future__ import annotations
 
-import logging
 import random
 
 import pytest

@@ -419,3 +419,15 @@ def test_players_who_play_on_without_answering_are_followed_one_turn():
         if obs.t > sim.truth.turn_times[asked_at + 2] - 0.3:
             break
     assert [e.data["move"] for e in out if e.type == "move"] == list(sim.truth.turns[asked_at:asked_at + 2])
+
+
+def test_a_turn_button_pressed_at_once_counts_the_board_just_seen():
+    """A quick player puts the ball down and presses the clock before the board has been
+    seen long enough to count: the press says the board is as they left it, so the turn is
+    the placement seen, not an invisible one."""
+    rules, before, referee, board, cells = on_reeds("L...,....,....,..../...,...,.../..,../. D 14 15")
+    seen = {n: v for n, v in reeds({**cells, "1b1": "D"}).items()}
+    assert referee.observe(Observation(9.0, seen)) == []  # seen once: not stable yet
+    events = referee.observe(Press(9.05, "end-turn", "dark"))
+    assert [(e.type, e.data.get("move")) for e in events] == [("move", "1b1")]
+    assert referee.observe(Observation(9.1, seen)) == []  # the same board again: nothing new

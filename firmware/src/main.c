@@ -45,7 +45,7 @@ static void send_snapshot(uint32_t now)
 static uint8_t update_strip(uint32_t now, uint8_t force, uint32_t *last_write)
 {
     uint8_t grb[3 * PIXELS];
-    slot = pixels_render(proto_pixels(), now, proto_host_alive(), grb);
+    slot = pixels_render(proto_pixels(), proto_slots(), now, proto_host_alive(), grb);
     if (!force && !memcmp(grb, shown, sizeof grb))
         return 1;
     if ((uint32_t)(now - *last_write) < LATCH_MS)

@@ -8,6 +8,7 @@ static struct {
     proto_tx_fn tx;
     frame_rx_t rx;
     pixel_t px[PIXELS]; /* as the host set them; kept while the host is gone */
+    slots_t slots;      /* the in-turn cycle */
     uint32_t now_ms;    /* time of the byte being handled */
     uint32_t host_ms;   /* when the last good host frame arrived */
     uint8_t seq;
@@ -107,6 +108,18 @@ static uint8_t command(uint8_t type, const uint8_t *d, uint8_t len)
             return ACK_OUT_OF_RANGE;
         return set_pixels((uint8_t)(PIXEL_HOLLOW0 + first), d + 1, count);
     }
+    case CMD_SET_SLOTS:
+        if (len < 1)
+            return ACK_BAD_LENGTH;
+        if (d[0] > PIXEL_SLOTS)
+            return ACK_OUT_OF_RANGE;
+        if (len != 1 + 2 * d[0])
+            return ACK_BAD_LENGTH;
+        p.slots.count = d[0];
+        for (uint8_t s = 0; s < d[0]; s++)
+            p.slots.mask[s] = (uint16_t)(d[1 + 2 * s] | (d[2 + 2 * s] << 8));
+        p.requests |= PROTO_REQ_PIXELS;
+        return ACK_DONE;
     default:
         return ACK_UNKNOWN_TYPE; /* also controller types (below 0x80) echoed back */
     }
@@ -173,4 +186,9 @@ uint8_t proto_host_alive(void)
 const pixel_t *proto_pixels(void)
 {
     return p.px;
+}
+
+const slots_t *proto_slots(void)
+{
+    return &p.slots;
 }

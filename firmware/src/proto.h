@@ -8,7 +8,9 @@
 #include "frame.h"
 #include "pixels.h"
 
-#define PROTO_API 1
+#ifndef PROTO_API
+#define PROTO_API 1 /* the Makefile's API_LEVEL (another level only to test the host) */
+#endif
 #define PROTO_VERSION_MAJOR 1
 #define PROTO_VERSION_MINOR 0
 #define PROTO_VERSION_PATCH 0
@@ -26,6 +28,7 @@
 #define CMD_SET_INDICATORS 0x83
 #define CMD_SET_STRIP 0x84
 #define CMD_GET_SNAPSHOT 0x85
+#define CMD_SET_SLOTS 0x86
 /* ACK status. */
 #define ACK_DONE 0
 #define ACK_BAD_LENGTH 1
@@ -47,6 +50,7 @@ uint8_t proto_take_requests(void);
 
 uint8_t proto_host_alive(void);
 const pixel_t *proto_pixels(void);
+const slots_t *proto_slots(void);
 
 void proto_send_hello(void);
 void proto_send_snapshot(uint32_t now_ms, const uint8_t closed[7], uint8_t slot);

@@ -5,6 +5,7 @@
 #include "pixels.h"
 
 static pixel_t px[PIXELS];
+static slots_t slots;
 static uint8_t grb[3 * PIXELS];
 
 static int lit(uint8_t i)
@@ -24,7 +25,7 @@ static void test_steady_and_grb_order(void)
 {
     memset(px, 0, sizeof px);
     set(5, 10, 20, 30, 0);
-    CHECK_EQ(pixels_render(px, 12345, 1, grb), PIXEL_NO_SLOT);
+    CHECK_EQ(pixels_render(px, &slots, 12345, 1, grb), PIXEL_NO_SLOT);
     CHECK_EQ(grb[15], 20); /* G */
     CHECK_EQ(grb[16], 10); /* R */
     CHECK_EQ(grb[17], 30); /* B */
@@ -44,7 +45,7 @@ static void test_slow_and_fast_blink(void)
                  {499, 1, 0},    {500, 0, 1},    {624, 0, 1},  {625, 0, 0},   {999, 0, 0},
                  {1000, 1, 1},   {7500, 0, 1},   {7875, 0, 0}, {86400000, 1, 1}};
     for (unsigned k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-        pixels_render(px, cases[k].t, 1, grb);
+        pixels_render(px, &slots, cases[k].t, 1, grb);
         CHECK_EQ(lit(0), cases[k].slow);
         CHECK_EQ(lit(1), cases[k].fast);
     }
@@ -53,28 +54,37 @@ static void test_slow_and_fast_blink(void)
 static void test_in_turn_slots(void)
 {
     memset(px, 0, sizeof px);
-    set(3, 9, 0, 0, 0x03);  /* slot 0 */
-    set(4, 9, 0, 0, 0x23);  /* slot 2: the cycle has 3 slots */
-    set(5, 9, 0, 0, 0x21);  /* slow blink: its high nibble is no slot */
-    CHECK_EQ(pixels_slot(px, 0), 0);
-    CHECK_EQ(pixels_slot(px, 1999), 1);
-    CHECK_EQ(pixels_slot(px, 2000), 2);
-    CHECK_EQ(pixels_slot(px, 3000), 0);
-    CHECK_EQ(pixels_render(px, 100, 1, grb), 0);
-    CHECK(lit(3) && !lit(4));
-    CHECK_EQ(pixels_render(px, 799, 1, grb), 0);
+    memset(&slots, 0, sizeof slots);
+    set(3, 9, 0, 0, PIXEL_IN_TURN); /* hollow 0 */
+    set(4, 9, 0, 0, PIXEL_IN_TURN); /* hollow 1 */
+    set(5, 9, 0, 0, PIXEL_SLOW);    /* not in turn: its mask bit means nothing */
+    set(0, 9, 0, 0, PIXEL_IN_TURN); /* an indicator keeps the rhythm */
+    CHECK_EQ(pixels_slot(&slots, 0), PIXEL_NO_SLOT);
+    CHECK_EQ(pixels_render(px, &slots, 100, 1, grb), PIXEL_NO_SLOT);
+    CHECK(!lit(3) && !lit(4) && !lit(0)); /* no cycle: in-turn pixels wait */
+    slots.count = 3;
+    slots.mask[0] = 0x0001 | 0x0004; /* hollows 0 and 2 */
+    slots.mask[1] = 0x0000;          /* an empty slot */
+    slots.mask[2] = 0x0003;          /* hollows 0 and 1: hollow 0 is in two slots */
+    CHECK_EQ(pixels_slot(&slots, 0), 0);
+    CHECK_EQ(pixels_slot(&slots, 1999), 1);
+    CHECK_EQ(pixels_slot(&slots, 2000), 2);
+    CHECK_EQ(pixels_slot(&slots, 3000), 0);
+    CHECK_EQ(pixels_render(px, &slots, 100, 1, grb), 0);
+    CHECK(lit(3) && !lit(4) && lit(0));
+    CHECK_EQ(pixels_render(px, &slots, 799, 1, grb), 0);
     CHECK(lit(3));
-    CHECK_EQ(pixels_render(px, 800, 1, grb), 0);
-    CHECK(!lit(3) && !lit(4));
-    CHECK_EQ(pixels_render(px, 1500, 1, grb), 1); /* nobody in slot 1 */
-    CHECK(!lit(3) && !lit(4));
-    CHECK_EQ(pixels_render(px, 2000, 1, grb), 2);
-    CHECK(!lit(3) && lit(4));
-    CHECK_EQ(pixels_render(px, 3000, 1, grb), 0);
+    CHECK_EQ(pixels_render(px, &slots, 800, 1, grb), 0);
+    CHECK(!lit(3) && !lit(4) && !lit(0));
+    CHECK_EQ(pixels_render(px, &slots, 1500, 1, grb), 1);
+    CHECK(!lit(3) && !lit(4) && lit(0)); /* no hollow in slot 1; the indicator keeps time */
+    CHECK_EQ(pixels_render(px, &slots, 2000, 1, grb), 2);
+    CHECK(lit(3) && lit(4) && lit(0));
+    CHECK_EQ(pixels_render(px, &slots, 3000, 1, grb), 0);
     CHECK(lit(3) && !lit(4));
-    set(6, 9, 0, 0, 0xF3); /* slot 15: 16 slots */
-    CHECK_EQ(pixels_slot(px, 15000), 15);
-    CHECK_EQ(pixels_slot(px, 16000), 0);
+    slots.count = 16;
+    CHECK_EQ(pixels_slot(&slots, 15000), 15);
+    CHECK_EQ(pixels_slot(&slots, 16000), 0);
 }
 
 static void test_host_gone(void)
@@ -82,18 +92,21 @@ static void test_host_gone(void)
     memset(px, 0, sizeof px);
     for (uint8_t i = 0; i < PIXELS; i++)
         set(i, 50, 50, 50, 0x03);
-    CHECK_EQ(pixels_render(px, 0, 0, grb), PIXEL_NO_SLOT);
+    CHECK_EQ(pixels_render(px, &slots, 0, 0, grb), PIXEL_NO_SLOT);
     for (uint8_t i = 0; i < PIXELS; i++)
         CHECK_EQ(lit(i), i == PIXEL_ILLEGAL);
     CHECK_EQ(grb[6], 0);
     CHECK_EQ(grb[7], 0);
     CHECK_EQ(grb[8], 64); /* blue */
-    pixels_render(px, 500, 0, grb);
+    pixels_render(px, &slots, 500, 0, grb);
     for (uint8_t i = 0; i < PIXELS; i++)
         CHECK(!lit(i));
     /* The host's pixels were kept. */
-    CHECK_EQ(pixels_render(px, 0, 1, grb), 0);
-    CHECK(lit(10));
+    memset(&slots, 0, sizeof slots);
+    slots.count = 1;
+    slots.mask[0] = 0x0080; /* hollow 7 */
+    CHECK_EQ(pixels_render(px, &slots, 0, 1, grb), 0);
+    CHECK(lit(10) && !lit(3));
 }
 
 static void test_pattern_validation(void)

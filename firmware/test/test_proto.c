@@ -194,11 +194,36 @@ static void test_set_strip(void)
     CHECK_EQ(px[PIXEL_HOLLOW0].r, 0);
 }
 
+static void test_set_slots(void)
+{
+    start();
+    uint8_t d[1 + 2 * 17] = {3, 0x05, 0x00, 0x00, 0x00, 0x03, 0x80};
+    command(CMD_SET_SLOTS, d, 7);
+    expect_ack(CMD_SET_SLOTS, ACK_DONE);
+    const slots_t *slots = proto_slots();
+    CHECK_EQ(slots->count, 3);
+    CHECK_EQ(slots->mask[0], 0x0005);
+    CHECK_EQ(slots->mask[2], 0x8003);
+    CHECK_EQ(proto_take_requests() & PROTO_REQ_PIXELS, PROTO_REQ_PIXELS);
+    command(CMD_SET_SLOTS, d, 6); /* 3 slots need 7 bytes */
+    expect_ack(CMD_SET_SLOTS, ACK_BAD_LENGTH);
+    command(CMD_SET_SLOTS, d, 0);
+    expect_ack(CMD_SET_SLOTS, ACK_BAD_LENGTH);
+    d[0] = 17;
+    command(CMD_SET_SLOTS, d, 35);
+    expect_ack(CMD_SET_SLOTS, ACK_OUT_OF_RANGE);
+    CHECK_EQ(slots->count, 3); /* a refused command changes nothing */
+    d[0] = 0;
+    command(CMD_SET_SLOTS, d, 1); /* no cycle */
+    expect_ack(CMD_SET_SLOTS, ACK_DONE);
+    CHECK_EQ(slots->count, 0);
+}
+
 static void test_unknown_types(void)
 {
     start();
-    command(0x86, 0, 0);
-    expect_ack(0x86, ACK_UNKNOWN_TYPE);
+    command(0x87, 0, 0);
+    expect_ack(0x87, ACK_UNKNOWN_TYPE);
     command(MSG_HELLO, 0, 0); /* a controller type from the host */
     expect_ack(MSG_HELLO, ACK_UNKNOWN_TYPE);
     CHECK_EQ(out.n, 1);
@@ -211,6 +236,7 @@ int main(void)
     RUN(test_host_alive_timeout);
     RUN(test_set_indicators);
     RUN(test_set_strip);
+    RUN(test_set_slots);
     RUN(test_unknown_types);
     DONE();
     return 0;
