@@ -34,7 +34,8 @@ from host import controller_protocol as proto  # noqa: E402
 from host.controller_link import ControllerLink  # noqa: E402
 from host.games import rules_for  # noqa: E402
 from host.observation import Observation  # noqa: E402
-from host.serial_source import HOLLOW_NAMES, SerialBoard  # noqa: E402
+from host.indicators import BASE as HOLLOW_NAMES  # noqa: E402
+from host.serial_source import SerialBoard  # noqa: E402
 
 TIMEOUT = 10.0
 

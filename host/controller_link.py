@@ -13,7 +13,7 @@ import logging
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from . import controller_protocol as proto
@@ -50,7 +50,6 @@ class LinkStats:
     refused: int = 0          # commands the controller acknowledged with an error
     reconnects: int = 0
     resets: int = 0
-    acks: dict = field(default_factory=dict)
 
 
 def _open_serial(port: str, baud: int) -> Any:

@@ -10,17 +10,17 @@ lights the referee's state calls for go back to the controller's strip through
 from __future__ import annotations
 
 import logging
-from typing import Iterator
+import time
+from typing import Callable, Iterator
 
 from . import controller_protocol as proto
 from .controller_link import CONNECTED, END, FAILED, LOST, RESET, ControllerLink
 from .games import Rules
-from .indicators import OFF, Lights
+from .indicators import BASE, OFF, Lights, side
 from .observation import Observation, Press
 
 log = logging.getLogger("arbiter.controller")
 
-HOLLOW_NAMES = tuple(f"1{col}{row}" for row in range(1, 5) for col in "abcd")
 FIRST_TRAY = range(16, 31)
 SECOND_TRAY = range(31, 46)
 TURN_FIRST, TURN_SECOND, CONFIRM = 46, 47, 48
@@ -35,15 +35,17 @@ class SerialBoard:
     """The controller on ``port`` seen as a board: :meth:`items` for the daemon's source
     thread, :meth:`show` for the lights."""
 
-    def __init__(self, port: str, rules: Rules, *, link: ControllerLink | None = None) -> None:
+    def __init__(self, port: str, rules: Rules, *, link: ControllerLink | None = None,
+                 clock: Callable[[], float] = time.monotonic) -> None:
         self.port = port
-        self.players = tuple(rules.players)
-        self.trays = rules.game == "pylos"
         self.link = link or ControllerLink(port)
         self.closed: frozenset[int] | None = None
+        self._clock = clock
+        self.follow(rules)
 
     def follow(self, rules: Rules) -> None:
-        self.players = tuple(rules.players)
+        # the first turn button and tray are light's or white's, the second dark's or black's
+        self.players = tuple(sorted(rules.players, key=lambda p: side(p) or 0))
         self.trays = rules.game == "pylos"
 
     def items(self) -> Iterator[Observation | Press]:
@@ -51,14 +53,15 @@ class SerialBoard:
         again every ``REPEAT`` seconds while nothing changes, so that the referee, which
         waits for a board to stay the same for a while, sees it stay."""
         self.link.start()
+        self._emitted = self._clock()
         try:
             while True:
                 report = self.link.next_report(self.REPEAT)
                 if report is END:
                     return
+                if self.closed is not None and self._clock() - self._emitted >= self.REPEAT:
+                    yield self._observation(self.link.wall(), self.closed)
                 if report is None:
-                    if self.closed is not None:
-                        yield self._observation(self.link.wall(), self.closed)
                     continue
                 if report.kind == FAILED:
                     raise SourceFailed(report.detail)
@@ -97,7 +100,8 @@ class SerialBoard:
                     yield Press(t, "end-turn", self.players[button - TURN_FIRST])
 
     def _observation(self, t: float, closed: frozenset[int]) -> Observation:
-        cells = {name: "#" if i in closed else "." for i, name in enumerate(HOLLOW_NAMES)}
+        self._emitted = self._clock()
+        cells = {name: "#" if i in closed else "." for i, name in enumerate(BASE)}
         if not self.trays:
             return Observation(t, cells)
         first, second = reserve_counts(closed)
@@ -106,13 +110,13 @@ class SerialBoard:
     def show(self, lights: Lights) -> None:
         """The lights on the strip: the two turn indicators, the illegal indicator, then
         the hollows."""
-        pixels = [*lights.turn, lights.illegal, *(lights.hollows or (OFF,) * len(HOLLOW_NAMES))]
-        masks = [sum(1 << HOLLOW_NAMES.index(h) for h in hollows) for hollows in lights.slots]
+        pixels = [*lights.turn, lights.illegal, *(lights.hollows or (OFF,) * len(BASE))]
+        masks = [sum(1 << BASE.index(h) for h in hollows) for hollows in lights.slots]
         self.link.show([proto.pixel_bytes(p.r, p.g, p.b, p.mode) for p in pixels], masks)
 
 
 def _hollows(closed: frozenset[int]) -> frozenset[int]:
-    return frozenset(i for i in closed if i < len(HOLLOW_NAMES))
+    return frozenset(i for i in closed if i < len(BASE))
 
 
 def reserve_counts(closed: frozenset[int]) -> tuple[int, int]:

@@ -25,7 +25,8 @@ from host.controller_link import CONNECTED, END, FAILED, LOST, RESET, Controller
 from host.games import rules_for
 from host.indicators import FAST, IN_TURN, SLOW, STEADY
 from host.observation import Observation, Press
-from host.serial_source import HOLLOW_NAMES, SerialBoard, SourceFailed
+from host.indicators import BASE as HOLLOW_NAMES
+from host.serial_source import SerialBoard, SourceFailed
 
 TIMEOUT = 15.0
 PIXELS = proto.PIXELS

@@ -5,14 +5,12 @@ Time is a fake clock the test moves on."""
 from __future__ import annotations
 
 import re
-import time
 from pathlib import Path
-from typing import Iterator
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
+from gpio_mock import Clock, factory, wait_pins  # noqa: F401 (a fixture)
 from host.config import ConfigError, from_mapping
 from host.games import rules_for
 from host.gpio_board import GpioBoard, GpioPins, Shown, gpio_pins, open_gpio_source
@@ -25,39 +23,9 @@ OUTPUTS = {"led_first": 17, "led_second": 18, "rgb": [23, 24, 25], "buzzer": 26}
 BUTTONS = {"turn_first": 20, "turn_second": 21, "confirm": 22}
 
 
-class Clock:
-    """A clock the test sets: no sleeping to get past a debounce."""
-
-    def __init__(self, t: float = 0.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    assert Device.pin_factory is None, "a test before this one left a global pin factory"
-    mock = MockFactory(pin_class=MockPWMPin)  # PWM pins for the RGB LED
-    yield mock
-    mock.reset()
-    mock.close()
-    assert Device.pin_factory is None, "gpiozero's global pin factory was set"
-
-
 def board(factory: MockFactory, clock: Clock, **extra: object) -> GpioBoard:
     section = {"hollows": HOLLOWS, **BUTTONS, **OUTPUTS, "interval": 10.0, **extra}
     return GpioBoard(gpio_pins(section), pin_factory=factory, clock=clock)
-
-
-def wait_until(predicate, timeout: float = 5.0) -> bool:
-    """For gpiozero's own blink and beep threads only: waits for a pin to change."""
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.005)
-    return True
 
 
 def test_first_observation_and_changes(factory: MockFactory) -> None:
@@ -191,15 +159,15 @@ def test_outputs_follow_the_lights(factory: MockFactory) -> None:
         b.show(replace(flag, buzz=True))
         assert b.shown["rgb"] == Shown("blink", RED, 0.125, 0.125)
         assert first.state == 1 and b.shown["led_first"] == Shown("on", FIRST_RGB)
-        assert wait_until(lambda: any(s.state for s in buzzer.states[1:])), "the buzzer did not beep"
-        assert wait_until(lambda: len(factory.pin(23).states) > 4), "the RGB LED does not blink"
+        assert wait_pins(lambda: any(s.state for s in buzzer.states[1:])), "the buzzer did not beep"
+        assert wait_pins(lambda: len(factory.pin(23).states) > 4), "the RGB LED does not blink"
 
         over = lights_for(("event", {"seq": 1, "type": "game-over", "result": "0-1", "winner": "dark"}))
         b.show(over)
         assert b.shown["led_first"] == Shown("off") and first.state == 0
         assert b.shown["led_second"] == Shown("blink", SECOND_RGB, 0.5, 0.5)
         assert b.shown["rgb"] == Shown("blink", SECOND_RGB, 0.5, 0.5)
-        assert wait_until(lambda: len(second.states) > 3), "the winner's LED does not blink"
+        assert wait_pins(lambda: len(second.states) > 3), "the winner's LED does not blink"
 
         draw = lights_for(("state", {"status": "finished", "result": "1/2-1/2", "game": "pylos"}))
         b.show(draw)

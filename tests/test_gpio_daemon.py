@@ -7,12 +7,9 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Iterator
 
-import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
 
+from gpio_mock import factory, wait_pins  # noqa: F401 (a fixture)
 from host.config import from_mapping
 from host.daemon import Daemon
 from host.games import rules_for
@@ -23,25 +20,6 @@ from host.recorder import Recorder
 HOLLOWS = {name: 2 + i for i, name in enumerate(BASE)}  # BCM 2..17
 SECTION = {"hollows": HOLLOWS, "turn_first": 18, "turn_second": 19, "confirm": 20, "led_first": 21,
            "led_second": 22, "rgb": [23, 24, 25], "buzzer": 26, "bounce": 0.01}
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    assert Device.pin_factory is None
-    mock = MockFactory(pin_class=MockPWMPin)
-    yield mock
-    mock.reset()
-    mock.close()
-    assert Device.pin_factory is None, "gpiozero's global pin factory was set"
-
-
-def until(predicate, timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
 
 
 def test_the_daemon_referees_the_pins_and_drives_the_leds(factory, tmp_path):
@@ -56,26 +34,26 @@ def test_the_daemon_referees_the_pins_and_drives_the_leds(factory, tmp_path):
     rgb = lambda: tuple(round(pin(p).state * 255) for p in SECTION["rgb"])  # noqa: E731
     buzzer = pin(26)
     try:
-        assert until(lambda: pin(21).state == 1 and pin(22).state == 0)  # light to move
+        assert wait_pins(lambda: pin(21).state == 1 and pin(22).state == 0)  # light to move
         moves = lambda: [e["move"] for _, e in recorder.events(daemon.game_id) if "move" in e]  # noqa: E731
         for name, mover_led, other_led in (("1a1", 22, 21), ("1b1", 21, 22), ("1c1", 22, 21)):
             pin(HOLLOWS[name]).drive_low()  # a ball on the hollow closes its reed switch
-            assert until(lambda: moves() and moves()[-1] == name), moves()
-            assert until(lambda: pin(mover_led).state == 1 and pin(other_led).state == 0)
-        assert until(lambda: rgb() == SECOND_RGB)  # dark to move
+            assert wait_pins(lambda: moves() and moves()[-1] == name), moves()
+            assert wait_pins(lambda: pin(mover_led).state == 1 and pin(other_led).state == 0)
+        assert wait_pins(lambda: rgb() == SECOND_RGB)  # dark to move
         beeps = len([s for s in buzzer.states if s.state])
         pin(HOLLOWS["1a1"]).drive_high()  # Light's ball taken away: not allowed
-        assert until(lambda: rgb() == RED or any(s.state for s in buzzer.states[1:]))
-        assert until(lambda: len([s for s in buzzer.states if s.state]) > beeps)  # one beep
+        assert wait_pins(lambda: rgb() == RED or any(s.state for s in buzzer.states[1:]))
+        assert wait_pins(lambda: len([s for s in buzzer.states if s.state]) > beeps)  # one beep
         events = [e for _, e in recorder.events(daemon.game_id)]
         assert any("1a1" in e.get("reason", "") for e in events)
         pin(HOLLOWS["1a1"]).drive_low()  # put back
-        assert until(lambda: rgb() == SECOND_RGB)
+        assert wait_pins(lambda: rgb() == SECOND_RGB)
         pin(19).drive_low()  # Dark's turn button with nothing played: ignored, no flag
         time.sleep(0.05)
         pin(19).drive_high()
         pin(HOLLOWS["1d4"]).drive_low()
-        assert until(lambda: moves()[-1] == "1d4")
+        assert wait_pins(lambda: moves()[-1] == "1d4")
         assert moves() == ["1a1", "1b1", "1c1", "1d4"]
     finally:
         daemon.stop_requested.set()

@@ -13,13 +13,13 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from gpiozero import Device
-from gpiozero.pins.mock import MockFactory, MockPWMPin
+from gpiozero.pins.mock import MockFactory
 
 from conftest_mqtt import REPO, Mosquitto, Subscriber, mosquitto, wait_until  # noqa: F401 (a fixture)
+from gpio_mock import Clock, factory  # noqa: F401 (a fixture)
 from host.games import rules_for
 from host.indicators import FIRST_RGB, SECOND_RGB
 from host.leds_cli import run_leds
@@ -162,22 +162,6 @@ def test_bad_options_exit_2(mosquitto: Mosquitto, tmp_path: Path, capsys: pytest
 # -- the gpio driver -------------------------------------------------------------------------
 
 
-class Clock:
-    def __init__(self, t: float = 0.0):
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    assert Device.pin_factory is None
-    mock = MockFactory(pin_class=MockPWMPin)
-    yield mock
-    mock.reset()
-    mock.close()
-    assert Device.pin_factory is None, "gpiozero's global pin factory was set"
 
 
 def test_gpio_driver_lights_and_buttons(mosquitto: Mosquitto, factory: MockFactory, tmp_path: Path,
