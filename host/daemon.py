@@ -18,6 +18,7 @@ from typing import Any, Callable, TextIO
 from .board_games import StartWatch, configured_rules, describe_board, rules_with, same_rules, unplayable
 from .config import Config, ConfigError, board_kind
 from .events import Event
+from .fusion import Notice
 from .indicators import Indicator, Lights
 from .games import Rules, RulesError, rules_for, rules_from_tags
 from .observation import Observation, ObservationError, Press, check_cells
@@ -206,6 +207,8 @@ class Daemon:
                 log.warning("%s: %s (skipped)", self.source.name, item)
             elif isinstance(item, (Observation, Press)):
                 self.observe(item)
+            elif isinstance(item, Notice):  # the sensors about themselves: recorded and published
+                self.handle([Event(item.kind, item.t, item.to_json())])
             self.take_commands()
             if self.link is not None:
                 self.link.poll()
@@ -358,7 +361,9 @@ def _summary(event: Event) -> str:
             "confirm-needed": lambda: f"{d['question']} {' / '.join(d['candidates'])}",
             "confirm-withdrawn": lambda: d["reason"],
             "game-over": lambda: f"{d['result']}: {d['reason']}",
-            "new-game": lambda: f"{d['game']} {d['variant']}"}[event.type]()
+            "new-game": lambda: f"{d['game']} {d['variant']}",
+            "sensors-disagree": lambda: d["detail"],
+            "sensors-agree": lambda: f"{' '.join(d['hollows'])}: {d['detail']}"}[event.type]()
 
 
 def install_signal_handlers(daemon: Daemon) -> None:

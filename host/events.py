@@ -1,4 +1,5 @@
-"""Events: what the referee decided, for the sinks (MQTT, the recorder, LEDs, displays).
+"""Events: what the referee decided, for the sinks (MQTT, the recorder, LEDs, displays), and
+what the sensors found about themselves (``sensors-disagree``).
 
 Every event is one JSON object ``{"t": ..., "type": ..., ...}`` (docs/mqtt.md lists the
 fields of each type). Events are immutable values; sinks never change or reinterpret them.
@@ -19,7 +20,11 @@ CONFIRM_NEEDED = "confirm-needed"
 CONFIRM_WITHDRAWN = "confirm-withdrawn"
 GAME_OVER = "game-over"
 NEW_GAME = "new-game"
-TYPES = (MOVE, ILLEGAL, RESTORED, TAKEBACK, CONFIRM_NEEDED, CONFIRM_WITHDRAWN, GAME_OVER, NEW_GAME)
+#: the camera and the reed switches see a hollow differently (host/fusion.py), and again alike
+SENSORS_DISAGREE = "sensors-disagree"
+SENSORS_AGREE = "sensors-agree"
+TYPES = (MOVE, ILLEGAL, RESTORED, TAKEBACK, CONFIRM_NEEDED, CONFIRM_WITHDRAWN, GAME_OVER, NEW_GAME,
+         SENSORS_DISAGREE, SENSORS_AGREE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,9 @@ camera sees colours and the levels above the base. :func:`merge` puts one observ
 each together. Where they disagree about a base hollow (a switch closed under a hollow the
 camera sees empty, or the reverse) the hollow is reported unknown, so the referee neither
 moves nor flags on it, and :class:`Fusion` reports the disagreement once it has lasted
-longer than a camera's lag: one of the two sensors is wrong, and the players must know.
+longer than a camera's lag: one of the two sensors is wrong, and the players must know. The
+report is a :class:`Notice` in the source's stream, which the daemon records and publishes
+as a ``sensors-disagree`` event (``sensors-agree`` when it is over).
 """
 
 from __future__ import annotations
@@ -19,6 +21,20 @@ from typing import Callable, Iterable, Iterator
 from .observation import EMPTY, OCCUPIED, UNKNOWN, Observation, ObservationError, Press
 
 log = logging.getLogger("arbiter.fusion")
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something a source found out about its sensors at time ``t``: ``kind``
+    (``sensors-disagree`` or ``sensors-agree``), ``hollows`` and a ``detail`` for people."""
+
+    t: float
+    kind: str
+    hollows: tuple[str, ...]
+    detail: str
+
+    def to_json(self) -> dict:
+        return {"hollows": list(self.hollows), "detail": self.detail}
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +90,12 @@ class Merger:
         self._since: dict[Disagreement, float] = {}
         self._reported: set[Disagreement] = set()
         self._suspect: frozenset[str] = frozenset()
+        #: disagreements reported and ended, as notices for the stream (taken by :meth:`notices`)
+        self._notices: list[Notice] = []
+
+    def notices(self) -> list[Notice]:
+        out, self._notices = self._notices, []
+        return out
 
     def feed(self, camera: bool, obs: Observation) -> Observation | None:
         """A new observation from the camera (``camera``) or the switches: the merged board,
@@ -93,18 +115,24 @@ class Merger:
 
     def _watch(self, disagree: list[Disagreement], t: float) -> None:
         now = set(disagree)
+        agreed = []
         for d in list(self._since):
             if d not in now:
                 del self._since[d]
                 if d in self._reported:
                     self._reported.discard(d)
-                    log.info("fusion: %s agree again at t=%.2f", d.hollow, t)
+                    agreed.append(d.hollow)
+        if agreed:
+            log.info("fusion: the camera and the reed switches agree again on %s at t=%.2f", " ".join(agreed), t)
+            self._notices.append(Notice(t, "sensors-agree", tuple(agreed), "the camera and the reed switches agree"))
         for d in disagree:
             self._since.setdefault(d, t)
         due = [d for d, since in self._since.items() if d not in self._reported and t - since >= self.patience]
         if due:
             self._reported.update(due)
             self.report(due, t)
+            self._notices.append(Notice(t, "sensors-disagree", tuple(d.hollow for d in due),
+                                        "; ".join(d.describe() for d in due)))
 
 
 class Fusion:
@@ -116,7 +144,7 @@ class Fusion:
         self.camera, self.switches = camera, switches
         self.merger = Merger(patience=patience, report=report)
 
-    def __iter__(self) -> Iterator[Observation | Press | ObservationError]:
+    def __iter__(self) -> Iterator[Observation | Press | ObservationError | Notice]:
         items: queue.Queue = queue.Queue(maxsize=1000)
         done = object()
 
@@ -140,6 +168,7 @@ class Fusion:
                 yield item
             else:
                 merged = self.merger.feed(which == "camera", item)
+                yield from self.merger.notices()
                 if merged is not None:
                     yield merged
 

@@ -26,6 +26,8 @@ BLINK = {SLOW: (0.5, 0.5), FAST: (0.125, 0.125)}
 FIRST_COLOURS, SECOND_COLOURS = ("light", "white"), ("dark", "black")
 #: the indicators' colours: warm white for light/white, blue for dark/black, red for a flag
 FIRST_RGB, SECOND_RGB, RED = (255, 160, 60), (0, 60, 255), (255, 0, 0)
+#: a sensor fault: the camera and the reed switches disagree about a hollow
+AMBER = (255, 100, 0)
 
 #: the 16 base hollows in the strip's order: 1a1, 1b1, 1c1, 1d1, 1a2, ... 1d4
 BASE = tuple(f"1{c}{r}" for r in "1234" for c in "abcd")
@@ -140,6 +142,7 @@ class Indicator:
         self._mover: int | None = None
         self._winner: int | None = None      # with status finished; None: a draw
         self._flag_cells: tuple[str, ...] = ()
+        self._sensor_cells: frozenset[str] = frozenset()  # hollows the sensors disagree about
         self._candidates: tuple[str, ...] = ()
         self._candidate_cells: tuple[tuple[str, ...], ...] = ()
         self._seq: int | None = None
@@ -288,6 +291,19 @@ class Indicator:
         self._mover = None
         self._flag_cells, self._candidates, self._candidate_cells = (), (), ()
 
+    def _on_sensors_disagree(self, obj: Mapping[str, Any], where: str) -> None:
+        self._sensor_cells |= frozenset(self._hollow_list(obj, where))
+
+    def _on_sensors_agree(self, obj: Mapping[str, Any], where: str) -> None:
+        self._sensor_cells -= frozenset(self._hollow_list(obj, where))
+
+    @staticmethod
+    def _hollow_list(obj: Mapping[str, Any], where: str) -> list[str]:
+        hollows = obj.get("hollows")
+        if not isinstance(hollows, list) or not all(isinstance(h, str) for h in hollows):
+            raise IndicatorError(f"{where}: \"hollows\" must be a list of hollow names")
+        return hollows
+
     def _back_to_play(self, obj: Mapping[str, Any], where: str) -> None:
         position = _text(obj, "position", where)
         if position is not None:
@@ -324,6 +340,12 @@ class Indicator:
         elif self._mover is not None:
             mode = SLOW if status == "awaiting-confirmation" else STEADY
             turn[self._mover] = Pixel(*colour_of(self._mover), mode)
+        if self._sensor_cells and status != "flagged":
+            # a sensor fault: amber, slowly, on the illegal indicator and the hollows in doubt
+            illegal = Pixel(*AMBER, SLOW)
+            for name in self._sensor_cells:
+                if name in hollows:
+                    hollows[name] = Pixel(*AMBER, SLOW)
         if status == "flagged":
             illegal = Pixel(*RED, FAST)
             for cell in self._flag_cells:

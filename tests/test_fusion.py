@@ -134,3 +134,33 @@ def test_the_switches_rescue_a_game_the_camera_alone_loses():
     events += referee.flush(sim.observations[-1].t)
     assert [rules.format_position(p) for p in referee.positions] == [sim.truth.start, *sim.truth.positions]
     assert not any(e.type == "illegal" for e in events)
+
+
+def test_disagreements_become_notices_in_the_stream_and_events_in_the_daemon(tmp_path):
+    """The daemon records and publishes a lasting disagreement as ``sensors-disagree`` and its
+    end as ``sensors-agree``, so displays and the board's lights can show it."""
+    from host.config import from_mapping
+    from host.daemon import Daemon
+    from host.fusion import Notice
+    from host.recorder import Recorder
+    from host.sources import Source
+    merger = Merger(patience=0.5)
+    items = []
+    for k in range(30):
+        t = k / 10
+        camera = {"1c3": "." if k < 20 else "L"}
+        for item in (merger.feed(False, Observation(t, {**SWITCHES, "1c3": "#"})), *merger.notices(),
+                     merger.feed(True, Observation(t + 0.05, camera)), *merger.notices()):
+            if item is not None:
+                items.append(item)
+    notices = [i for i in items if isinstance(i, Notice)]
+    assert [(n.kind, n.hollows) for n in notices] == [("sensors-disagree", ("1c3",)), ("sensors-agree", ("1c3",))]
+    assert notices[0].t == pytest.approx(0.5, abs=0.11) and "1c3: the reed switch says a ball" in notices[0].detail
+    rules = rules_for("pylos")
+    source = Source("fused", items, None, finite=True)
+    recorder = Recorder(tmp_path / "games.sqlite3")
+    daemon = Daemon(from_mapping({"game": "pylos"}), rules, source, recorder=recorder)
+    assert daemon.run() == 0
+    kinds = [(e["type"], e.get("hollows")) for _, e in recorder.events(daemon.game_id)]
+    assert ("sensors-disagree", ["1c3"]) in kinds and ("sensors-agree", ["1c3"]) in kinds
+    recorder.close()

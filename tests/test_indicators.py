@@ -205,3 +205,20 @@ def test_malformed_input_says_what_is_wrong(call, message) -> None:
     with pytest.raises(IndicatorError, match=message.replace("(", r"\(").replace(")", r"\)")):
         call(ind)
     assert ind.lights == before
+
+
+def test_a_sensor_fault_shows_amber_until_the_sensors_agree() -> None:
+    from host.indicators import AMBER
+    ind = Indicator()
+    ind.state(state(to_move="light"))
+    lights = ind.event({"seq": 1, "type": "sensors-disagree", "hollows": ["1c3"], "detail": "x"})
+    assert lights is not None and lights.illegal == Pixel(*AMBER, SLOW)
+    assert lit(lights) == {"1c3": Pixel(*AMBER, SLOW)}
+    assert lights.turn[0] == Pixel(*FIRST_RGB)  # play goes on showing whose turn it is
+    lights = ind.event({"seq": 2, "type": "illegal", "reason": "x", "cells": [{"cell": "1a1"}], "position": "p"})
+    assert lights is not None and lights.illegal == Pixel(*RED, FAST)  # a flag comes first
+    ind.event({"seq": 3, "type": "restored", "position": "p"})
+    lights = ind.event({"seq": 4, "type": "sensors-agree", "hollows": ["1c3"], "detail": "y"})
+    assert lights is not None and lights.illegal == OFF and lit(lights) == {}
+    with pytest.raises(IndicatorError, match="hollows"):
+        ind.event({"seq": 5, "type": "sensors-disagree", "hollows": "1c3"})
