@@ -64,3 +64,16 @@ def random_lighting(rng: random.Random | np.random.Generator, *,
     colour = _lerp(NEUTRAL, WARM, cast) if cast >= 0 else _lerp(NEUTRAL, COOL, -cast)
     level = math.exp(g.uniform(math.log(intensity[0]), math.log(intensity[1])))
     return Lighting(direction, colour, level, g.uniform(*ambient) * (0.5 + 0.5 * level))
+
+
+def glare_lighting(eye_mm, rng: random.Random | np.random.Generator, *,
+                   intensity: tuple[float, float] = (1.0, 2.2),
+                   ambient: tuple[float, float] = (0.1, 0.35), spread: float = 0.08) -> Lighting:
+    """A strong light mirrored about the vertical through the board from the camera at
+    ``eye_mm``, so the plate, the lacquered balls and the tiles reflect it into the lens: the
+    worst case for glare (a lamp straight opposite the camera)."""
+    g = as_generator(rng)
+    d = np.array([-eye_mm[0], -eye_mm[1], eye_mm[2]], dtype=np.float64)
+    d = d / np.linalg.norm(d) + np.array([g.uniform(-spread, spread), g.uniform(-spread, spread), 0.0])
+    colour = _lerp(NEUTRAL, WARM, g.uniform(0.0, 1.0))
+    return Lighting(tuple(float(v) for v in d), colour, g.uniform(*intensity), g.uniform(*ambient))
