@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Iterator, Mapping
 
-from .config import ConfigError
+from .config import BOARD_GAMES, ConfigError
 from .indicators import BASE, BLINK, FAST, FIRST_COLOURS, IN_TURN, SECOND_COLOURS, SLOW, Lights, Pixel
 from .observation import EMPTY, OCCUPIED, Observation, Press
 
@@ -95,16 +95,17 @@ def gpio_pins(section: Mapping[str, Any], origin: str = "configuration") -> Gpio
         if not isinstance(rgb, (list, tuple)) or len(rgb) != 3:
             raise ConfigError(f"{origin}: gpio.rgb: expected three pins [red, green, blue], got {rgb!r}")
         rgb = tuple(take(f"rgb[{i}]", v) for i, v in enumerate(rgb))
+    times: dict[str, float] = {}
     for key, low, high in (("bounce", 0.0, 1.0), ("interval", 0.01, 10.0)):
         value = section.get(key, GpioPins.__dataclass_fields__[key].default)
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not low <= value <= high:
             raise ConfigError(f"{origin}: gpio.{key}: expected {low:g} to {high:g} seconds, got {value!r}")
+        times[key] = float(value)
     flags = {k: section[k] for k in ("active_high", "buzzer_active_high") if section.get(k) is not None}
     for key, value in flags.items():
         if not isinstance(value, bool):
             raise ConfigError(f"{origin}: gpio.{key}: expected true or false, got {value!r}")
-    return GpioPins(hollows=tuple(hollows), rgb=rgb, bounce=float(section.get("bounce", 0.05)),
-                    interval=float(section.get("interval", 0.1)), **single, **flags)
+    return GpioPins(hollows=tuple(hollows), rgb=rgb, **times, **single, **flags)
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,7 +323,7 @@ def open_gpio_source(spec: str, rules: Any, gpio_config: Mapping[str, Any], pin_
     from .sources import SourceError
     if spec not in ("gpio", "gpio:"):
         raise SourceError(f"{spec}: the gpio source takes no options (its pins are the [gpio] section): use gpio:")
-    if rules.game not in ("pylos", "sparks"):
+    if rules.game not in BOARD_GAMES["pyramid"]:
         raise SourceError(f"gpio: reed switches sense a pyramid's base hollows; {rules.game} needs a grid board")
     try:
         pins = gpio_pins(gpio_config)

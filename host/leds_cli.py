@@ -18,7 +18,6 @@ import sys
 import threading
 import time
 from typing import Any, Callable
-from urllib.parse import urlsplit
 
 from .config import ConfigError, load
 from .indicators import DARK, Indicator, IndicatorError, Lights, side, slot_shown
@@ -144,14 +143,17 @@ class LedsApp:
 def _client(url: str, mqtt_config: Any, client_id: str, messages: "queue.SimpleQueue[tuple[str, bytes]]",
             subscriptions: list[str]) -> Any:
     import paho.mqtt.client as mqtt
-    parts = urlsplit(url)
-    if parts.scheme not in ("mqtt", "mqtts") or not parts.hostname:
-        raise LedsError(f"--mqtt {url}: expected mqtt://host[:port] or mqtts://host[:port]")
+
+    from .mqtt import parse_url
+    try:
+        address = parse_url(url)  # the daemon's own rules for a broker url
+    except ValueError as exc:
+        raise LedsError(f"--mqtt: {exc}") from None
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311,
                          clean_session=True)
     if mqtt_config.get("username"):
         client.username_pw_set(mqtt_config["username"], mqtt_config.get("password"))
-    if parts.scheme == "mqtts":
+    if address.tls:
         client.tls_set(ca_certs=mqtt_config.get("ca_file"), certfile=mqtt_config.get("certfile"),
                        keyfile=mqtt_config.get("keyfile"))
         client.tls_insecure_set(bool(mqtt_config.get("tls_insecure")))
@@ -171,8 +173,7 @@ def _client(url: str, mqtt_config: Any, client_id: str, messages: "queue.SimpleQ
     client.on_connect = on_connect
     client.on_disconnect = on_disconnect
     client.on_message = lambda c, u, m: messages.put((m.topic, bytes(m.payload)))
-    port = parts.port or (8883 if parts.scheme == "mqtts" else 1883)
-    client.connect_async(parts.hostname, port, keepalive=int(mqtt_config.get("keepalive") or 30))
+    client.connect_async(address.host, address.port, keepalive=int(mqtt_config.get("keepalive") or 30))
     return client
 
 
