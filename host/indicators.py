@@ -12,6 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
+from .mqtt_topics import STATUSES
+
 #: the board controller's pattern modes (docs/protocol.md)
 STEADY, SLOW, FAST, IN_TURN = 0, 1, 2, 3
 MODES = (STEADY, SLOW, FAST, IN_TURN)
@@ -33,7 +35,6 @@ AMBER = (255, 100, 0)
 BASE = tuple(f"1{c}{r}" for r in "1234" for c in "abcd")
 _PYRAMID_CELL = re.compile(r"([1-4])([a-d])([1-4])")
 PYRAMID_GAMES = ("pylos", "sparks")
-STATUSES = ("playing", "flagged", "awaiting-confirmation", "finished")
 
 
 class IndicatorError(ValueError):
