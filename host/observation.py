@@ -181,7 +181,7 @@ def check_cells(rules: Rules, obs: Observation, names: frozenset[str]) -> None:
     """That every cell name belongs to the board and every content to the game; raises
     ObservationError naming the cell."""
     if obs.reserves is not None:
-        if rules.game != "pylos":
+        if rules.reserves(rules.start()) is None:
             raise ObservationError(f"reserves: {rules.game} has no reserves to sense (only Pylos does)")
         for player in obs.reserves:
             if player not in rules.players:

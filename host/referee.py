@@ -454,7 +454,9 @@ class Referee:
         seen = self.reserves_seen
         if seen is None:
             return options
-        fits = [(turn, after) for turn, after in options if _reserves(after, seen)]
+        fits = [(turn, after) for turn, after in options
+                if all((self.rules.reserves(after) or {}).get(player, count) == count
+                       for player, count in seen.items())]
         return fits or options
 
     def _choose(self, move: str | None, options: list[tuple[Any, Any]]) -> tuple[Any, Any]:
@@ -577,9 +579,3 @@ class Referee:
         return [Event(ev.TAKEBACK, t, {"to_turn": keep, "undone": undone,
                                         "position": self.rules.format_position(self.position)})]
 
-
-def _reserves(position: Any, seen: Mapping[str, int]) -> bool:
-    """Whether a position's reserves agree with the trays' counts seen (a game without
-    reserves in its positions agrees with anything)."""
-    have = {"light": getattr(position, "light_reserve", None), "dark": getattr(position, "dark_reserve", None)}
-    return all(have.get(player) in (None, count) for player, count in seen.items())

@@ -46,7 +46,7 @@ class SerialBoard:
     def follow(self, rules: Rules) -> None:
         # the first turn button and tray are light's or white's, the second dark's or black's
         self.players = tuple(sorted(rules.players, key=lambda p: side(p) or 0))
-        self.trays = rules.game == "pylos"
+        self.trays = rules.reserves(rules.start()) is not None
 
     def items(self) -> Iterator[Observation | Press]:
         """Observations and presses as the controller reports them. The board is reported

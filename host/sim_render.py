@@ -96,14 +96,14 @@ class SensorView:
         self.pyramid = rules.game in PYRAMID_GAMES
         if occupancy and not self.pyramid:
             raise SimError(f"occupancy-only output (reed switches) is for the pyramid games, not {rules.game}")
-        if trays and rules.game != "pylos":
+        reserves = rules.reserves(rules.start()) if self.pyramid else None
+        if trays and reserves is None:
             raise SimError(f"trays: reserve trays are sensed for Pylos only, not {rules.game}")
         self.occupancy = occupancy
         #: balls of each colour in the game (a sensed tray holds the ones not on the board)
         self.balls: dict[str, int] | None = None
-        if trays:
-            start = rules.start()
-            self.balls = {"L": start.light_reserve, "D": start.dark_reserve}  # type: ignore[attr-defined]
+        if trays and reserves is not None:
+            self.balls = {"L": reserves["light"], "D": reserves["dark"]}
         if self.pyramid:
             self.names: tuple[str, ...] = BASE_NAMES if occupancy else pyramid.NAMES
             self.unknown = UNKNOWN

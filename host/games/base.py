@@ -165,6 +165,11 @@ class Rules(abc.ABC):
     def diagram(self, position: Any) -> str:
         """A readable multi-line text picture of the position."""
 
+    def reserves(self, position: Any) -> dict[str, int] | None:
+        """The balls each player still has off the board (what sensed reserve trays hold),
+        None for a game whose positions keep no reserves."""
+        return None
+
     # -- turns -------------------------------------------------------------------
     @abc.abstractmethod
     def parse_turn(self, position: Any, text: str) -> Any:

@@ -163,6 +163,9 @@ class PylosRules(Rules):
     def cells(self, position: PylosPosition) -> dict[str, str]:
         return pyramid.cells_of({"L": position.light, "D": position.dark})
 
+    def reserves(self, position: PylosPosition) -> dict[str, int]:
+        return {"light": position.light_reserve, "dark": position.dark_reserve}
+
     def diagram(self, position: PylosPosition) -> str:
         picture = pyramid.diagram({"L": position.light, "D": position.dark})
         mover = position.to_move
