@@ -47,7 +47,7 @@ class Disagreement:
 
     def describe(self) -> str:
         said = "a ball" if self.switch == OCCUPIED else "no ball"
-        seen = "empty" if self.camera == EMPTY else f"holding {self.camera}"
+        seen = {EMPTY: "empty", OCCUPIED: "holding a ball"}.get(self.camera, f"holding {self.camera}")
         return f"{self.hollow}: the reed switch says {said}, the camera sees it {seen}"
 
 
@@ -63,15 +63,11 @@ def merge(camera: Observation | None, switches: Observation | None, t: float,
         seen = cells.get(hollow, UNKNOWN)
         if switch == UNKNOWN:
             continue
-        if seen in (UNKNOWN, OCCUPIED):
-            if seen == OCCUPIED and switch == EMPTY:
-                cells[hollow] = UNKNOWN
-                disagree.append(Disagreement(hollow, switch, seen))
-            else:  # a hand over it, or no colour read: the switch knows
-                cells[hollow] = UNKNOWN if hollow in suspect else switch
-        elif (seen == EMPTY) != (switch == EMPTY):
+        if seen != UNKNOWN and (seen == EMPTY) != (switch == EMPTY):
             cells[hollow] = UNKNOWN
             disagree.append(Disagreement(hollow, switch, seen))
+        elif seen in (UNKNOWN, OCCUPIED):  # a hand over it, or no colour read: the switch knows
+            cells[hollow] = UNKNOWN if hollow in suspect else switch
     reserves = switches.reserves if switches is not None else None
     return Observation(t, cells, reserves), disagree
 
