@@ -173,9 +173,7 @@ class ControllerLink:
         self._inflight: tuple[int, int, bytes, float, int, Any] | None = None
         self._snapshot_wanted = True
         self._hello_answer = False  # a HELLO that answers one of ours is no restart
-        with self._lock:
-            self._acked = [None] * proto.PIXELS
-            self._slots_acked = None
+        self._forget_shown()
         try:
             hello = self._handshake()
         except OSError as exc:
@@ -280,14 +278,18 @@ class ControllerLink:
             log.warning("controller on %s: the controller restarted (%s); setting its LEDs and rereading "
                         "the switches", self.port_name, " and ".join(message.causes))
             self._report(RESET, message, " and ".join(message.causes))
-            with self._lock:
-                self._acked = [None] * proto.PIXELS
-                self._slots_acked = None
+            self._forget_shown()
             self._snapshot_wanted = True
             return
         if isinstance(message, proto.Snapshot):
             self._snapshot_wanted = False
         self._report(message=message)
+
+    def _forget_shown(self) -> None:
+        """A new or restarted controller shows nothing the host set: send everything again."""
+        with self._lock:
+            self._acked = [None] * proto.PIXELS
+            self._slots_acked = None
 
     def _acknowledged(self, ack: proto.Ack) -> None:
         flight = self._inflight
