@@ -74,26 +74,15 @@ def test_glare_gives_no_confident_wrong_reading():
     """A lamp straight opposite the camera: the plate, the lacquered Sparks balls and the tiles
     reflect it into the lens (and clip). Glare may leave places unknown, never misread;
     white control plates are not invented from glare."""
-    from vision.recognize_train import TABLES, random_position, varied
-    from vision.render import random_camera
     from vision.render_light import glare_lighting
+
+    def glare(camera, rng):
+        return glare_lighting(-camera.R.T @ camera.t, rng)  # the lamp mirrors the camera's eye
+
     for board, seed, count, floor in ((PYRAMID, 7001, 30, 0.5), (GRID, 7002, 16, 0.04)):
-        rng = random.Random(seed)
-        readers = {g: Recognizer(board, g) for g in board.games}
-        c: Counter = Counter()
-        for _ in range(count):
-            game = rng.choice(board.games)
-            cells = random_position(game, rng, rng.randint(0, 40))
-            shown = varied(board, rng)
-            camera = random_camera(board, rng, resolutions=((800, 600),), tilt_deg=(0.0, 40.0))
-            eye = -camera.R.T @ camera.t
-            frame = render(shown, cells, camera, lighting=glare_lighting(eye, rng), rng=rng,
-                           noise=rng.uniform(0.5, 2.0), blur=0.5, jpeg_quality=90,
-                           table_colour=rng.choice(TABLES), wood_seed=rng.randrange(1000))
-            result = readers[game].read(frame.image)
-            if result.ok:
-                c["frames"] += 1
-                score(result.observation.cells, cells, c)
+        c = tally([(Recognizer(board, sc.game).read(sc.frame.image), sc.cells)
+                   for sc in scenes(board, random.Random(seed), count, hands=0.0, resolutions=((800, 600),),
+                                    lighting=glare)])
         assert c["frames"] >= 0.9 * count and c["wrong"] == 0, (board.name, c)
         assert c["right"] / (c["right"] + c["unknown"]) >= floor, (board.name, c)
 

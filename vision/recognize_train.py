@@ -16,7 +16,7 @@ import dataclasses
 import random
 import sys
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from .recognize_features import measure_level
 from .recognize_hands import band_points, find_hands
 from .recognize_model import Ensemble, train
 from .recognize_pyramid import Geometry, Layout
-from .render import random_camera, random_hand, random_lighting, render
+from .render import Camera, Lighting, random_camera, random_hand, random_lighting, render
 
 #: tables the training frames stand on (sRGB): grey-blue, dark grey, green felt, navy, slate
 TABLES = ((84, 92, 104), (60, 60, 62), (52, 96, 64), (40, 52, 84), (110, 118, 122))
@@ -71,14 +71,18 @@ class Scene:
 
 
 def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
-           resolutions=((640, 480), (800, 600), (1280, 720))) -> Iterator[Scene]:
+           resolutions=((640, 480), (800, 600), (1280, 720)),
+           lighting: Callable[[Camera, random.Random], Lighting] | None = None) -> Iterator[Scene]:
+    """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
+    random room light when None)."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = random_position(game, rng, rng.randint(0, 40))
         shown = varied(board, rng)
         camera = random_camera(board, rng, resolutions=resolutions)
         hand = [random_hand(board, rng)] if rng.random() < hands else []
-        frame = render(shown, cells, camera, lighting=random_lighting(rng), hands=hand, rng=rng,
+        light = random_lighting(rng) if lighting is None else lighting(camera, rng)
+        frame = render(shown, cells, camera, lighting=light, hands=hand, rng=rng,
                        noise=rng.uniform(0.5, 3.0), blur=rng.uniform(0.3, 1.0),
                        jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
                        wood_seed=rng.randrange(1000))
