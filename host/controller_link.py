@@ -87,6 +87,7 @@ class ControllerLink:
         self._seq = 0
         self._port: Any = None
         self._ended = False
+        self._unopened = False  # the port could not be opened last time
 
     # -- the users' side ----------------------------------------------------------------------
     def start(self) -> "ControllerLink":
@@ -165,9 +166,14 @@ class ControllerLink:
         try:
             self._port = self._open(self.port_name, self.baud)
         except Exception as exc:
-            log.debug("controller on %s: cannot open (%s)", self.port_name, exc)
+            # said once (a wrong port, a cable not yet in), then waited for quietly
+            (log.debug if self._unopened else log.warning)(
+                "controller on %s: cannot open the port (%s); trying again every %.1f s",
+                self.port_name, exc, self.REOPEN)
+            self._unopened = True
             self._stop.wait(self.REOPEN)
             return False
+        self._unopened = False
         self._decoder = proto.Decoder()
         self._expect_seq: int | None = None
         self._inflight: tuple[int, int, bytes, float, int, Any] | None = None

@@ -494,3 +494,21 @@ def test_bad_commands_get_the_right_status(sim, raw):
     ack = next(i for i, f in enumerate(frames)
                if f.type == proto.ACK and f.payload[:2] == bytes((seq, proto.GET_SNAPSHOT)))
     assert frames[ack + 1].type == proto.SNAPSHOT, frames  # queued right behind its ACK
+
+
+def test_a_port_that_is_not_there_is_said_once_and_waited_for(tmp_path, caplog):
+    """A wrong port name, or a controller not plugged in yet: one warning naming the port,
+    then the link keeps trying quietly until it is closed."""
+    import logging
+    from host.controller_link import ControllerLink
+    caplog.set_level(logging.DEBUG, logger="arbiter.controller")
+    missing = tmp_path / "ttyUSB9"
+    link = ControllerLink(str(missing)).start()
+    try:
+        wait_for(lambda: sum("cannot open the port" in r.getMessage() for r in caplog.records) >= 3,
+                 "three attempts to open the port")
+    finally:
+        link.close()
+    said = [r for r in caplog.records if "cannot open the port" in r.getMessage()]
+    assert said[0].levelno == logging.WARNING and str(missing) in said[0].getMessage()
+    assert all(r.levelno == logging.DEBUG for r in said[1:])
