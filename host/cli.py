@@ -269,6 +269,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_parser(sub)
     from .leds_cli import add_leds_parser
     add_leds_parser(sub)
+    from .display_cli import add_display_parser
+    add_display_parser(sub)
 
     p = sub.add_parser("demo", help="referee the bundled example games played on a simulated board")
     p.add_argument("--game", choices=GAMES)

@@ -168,7 +168,8 @@ class Daemon:
         # an illegal-move episode left open: still flagged (docs/recording.md), so that putting
         # the board right closes it
         flag = None if flagged is None else [CellDiff(c["cell"], c["expected"], c["seen"]) for c in flagged.cells]
-        self.referee.resume(result.positions[0], list(result.turns), flag)
+        self.referee.resume(result.positions[0], list(result.turns), flag, stamps=[t.ts for t in record.turns],
+                            flag_reason=None if flagged is None else flagged.reason)
         if players:
             self.referee.players.update(players)
             self.players.update(players)

@@ -142,39 +142,12 @@ class LedsApp:
 
 def _client(url: str, mqtt_config: Any, client_id: str, messages: "queue.SimpleQueue[tuple[str, bytes]]",
             subscriptions: list[str]) -> Any:
-    import paho.mqtt.client as mqtt
-
-    from .mqtt import parse_url
+    from .mqtt_client import subscriber
     try:
-        address = parse_url(url)  # the daemon's own rules for a broker url
+        return subscriber(url, mqtt_config, client_id, subscriptions,
+                          on_message=lambda topic, payload: messages.put((topic, payload)), log=log)
     except ValueError as exc:
         raise LedsError(f"--mqtt: {exc}") from None
-    client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2, client_id=client_id, protocol=mqtt.MQTTv311,
-                         clean_session=True)
-    if mqtt_config.get("username"):
-        client.username_pw_set(mqtt_config["username"], mqtt_config.get("password"))
-    if address.tls:
-        client.tls_set(ca_certs=mqtt_config.get("ca_file"), certfile=mqtt_config.get("certfile"),
-                       keyfile=mqtt_config.get("keyfile"))
-        client.tls_insecure_set(bool(mqtt_config.get("tls_insecure")))
-    client.reconnect_delay_set(0.5, 30)  # type: ignore[arg-type]
-
-    def on_connect(c: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
-        if reason.is_failure:
-            log.warning("MQTT: %s refused the connection: %s", url, reason)
-            return
-        log.info("MQTT: connected to %s", url)
-        c.subscribe([(t, 1) for t in subscriptions])  # again after every reconnection
-
-    def on_disconnect(c: Any, userdata: Any, flags: Any, reason: Any, properties: Any) -> None:
-        if reason.is_failure:  # not our own disconnect at the end
-            log.warning("MQTT: lost %s (%s); reconnecting", url, reason)
-
-    client.on_connect = on_connect
-    client.on_disconnect = on_disconnect
-    client.on_message = lambda c, u, m: messages.put((m.topic, bytes(m.payload)))
-    client.connect_async(address.host, address.port, keepalive=int(mqtt_config.get("keepalive") or 30))
-    return client
 
 
 def run_leds(args: Any, *, pin_factory: Any = None, stop: threading.Event,

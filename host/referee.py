@@ -18,6 +18,7 @@ from typing import Any, Callable, Mapping
 from . import events as ev
 from .events import Event
 from .games import Rules, RulesError
+from .referee_state import game_tags, referee_state
 from .observation import Observation, Press, matches
 from .stability import Stability, StabilityFilter
 from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
@@ -60,9 +61,12 @@ class Referee:
         self.start_position: Any = start if start is not None else (None if self.sparklies else rules.start())
         self.positions: list[Any] = []
         self.turns: list[Any] = []
+        self.stamps: list[str | None] = []  # wall-clock time of each turn (ISO 8601), for displays
         self.status = PLAYING
         self.flag: list[CellDiff] | None = None
+        self.flag_reason: str | None = None
         self.candidates: list[tuple[Any, Any]] = []  # awaiting confirmation: (turn, after)
+        self.question = ""  # what the players are asked while awaiting confirmation
         self.pending: list[int] = []  # states of the turn graph the board last matched
         self.last_seen: dict[str, str] = {}
         self.previous_seen: dict[str, str] = {}
@@ -84,20 +88,24 @@ class Referee:
             return []
         return self._new_game(t, self.start_position)
 
-    def resume(self, start: Any, turns: list[Any], flag: list[CellDiff] | None = None) -> None:
+    def resume(self, start: Any, turns: list[Any], flag: list[CellDiff] | None = None, *,
+               stamps: list[str | None] | None = None, flag_reason: str | None = None) -> None:
         """Continue a recorded game (after a restart): no events, the board is checked
         against it from the next observation on. ``flag``: the cells of an illegal-move
-        episode still open; the game stays flagged until the board is put right."""
+        episode still open (and ``flag_reason`` what was wrong); the game stays flagged until
+        the board is put right. ``stamps``: the recorded turns' wall-clock times."""
         self.start_position = start
         self.positions = [start]
         self.turns = []
         for turn in turns:
             self.turns.append(turn)
             self.positions.append(self.rules.play(self.positions[-1], turn))
+        self.stamps = list(stamps) if stamps is not None and len(stamps) == len(turns) else [None] * len(turns)
         over = self.rules.outcome(self.positions[-1])
         self.status = FINISHED if over else (FLAGGED if flag is not None else PLAYING)
         self.result = over.result if over else "*"
         self.flag, self.candidates, self.pending = (None if over else flag), [], []
+        self.flag_reason = flag_reason if self.flag is not None else None
 
     def observe(self, obs: Observation | Press) -> list[Event]:
         started = self.begin(obs.t) if self.position is None and not self.sparklies else []
@@ -188,18 +196,8 @@ class Referee:
         raise CommandError(f"unknown command {name!r}")
 
     def state(self) -> dict[str, Any]:
-        pos = self.position
-        return {
-            "game": self.rules.game,
-            "variant": self.rules.variant,
-            "position": self.rules.format_position(pos) if pos is not None else None,
-            "to_move": (self.rules.to_move(pos) if pos is not None and self.status != FINISHED else None),
-            "turn": len(self.turns),
-            "status": self.status,
-            "last_move": self.rules.format_turn(self.turns[-1]) if self.turns else None,
-            "result": self.result,
-            "players": dict(self.players),
-        }
+        """Everything a display draws (docs/mqtt.md, State)."""
+        return referee_state(self)
 
     # -- decisions ---------------------------------------------------------------------
     def _decide(self, obs: Observation) -> list[Event]:
@@ -411,8 +409,8 @@ class Referee:
             return self._illegal(t, diffs, reason=answer.reason)
         self.candidates = []
         self.status = AWAITING
-        return [Event(ev.CONFIRM_NEEDED, t, {"question": "The turn could not be worked out in time: "
-                                             "confirm it by entering the turn.", "candidates": []})]
+        self.question = "The turn could not be worked out in time: confirm it by entering the turn."
+        return [Event(ev.CONFIRM_NEEDED, t, {"question": self.question, "candidates": []})]
 
     # -- closing a turn on request -------------------------------------------------------
     def _close(self, t: float, move: str | None, among: list[int] | None = None) -> list[Event]:
@@ -481,9 +479,8 @@ class Referee:
         self.positions, self.turns = [start], []
         self.status, self.flag, self.candidates, self.pending, self.result = PLAYING, None, [], [], "*"
         self.pending_cells = None
-        tags = {"Game": self.rules.game, **self.rules.tags()}
-        if self.sparklies or start != self.rules.start():
-            tags["Start"] = self.rules.format_position(start)
+        self.stamps, self.flag_reason = [], None
+        tags = game_tags(self.rules, start)
         return [Event(ev.NEW_GAME, t, {"game": self.rules.game, "variant": self.rules.variant,
                                         "position": self.rules.format_position(start), "tags": tags})]
 
@@ -536,12 +533,14 @@ class Referee:
         rules = self.rules
         mover = rules.to_move(self.position)
         others = [rules.format_turn(other) for other, _ in self.candidates if other != turn] if unconfirmed else []
+        stamp = iso(self.now())
         self.turns.append(turn)
+        self.stamps.append(stamp)
         self.positions.append(after)
         self.status, self.flag, self.candidates, self.pending = PLAYING, None, [], []
         self.pending_cells = None
         data = {"turn": len(self.turns), "player": mover, "move": rules.format_turn(turn),
-                "position": rules.format_position(after), "ts": iso(self.now())}
+                "position": rules.format_position(after), "ts": stamp}
         if unconfirmed:
             data["unconfirmed"] = others  # the board could not tell it from these; nobody confirmed
         events = [Event(ev.MOVE, t, data)]
@@ -553,16 +552,17 @@ class Referee:
 
     def _ask(self, t: float, options: list[tuple[Any, Any]]) -> list[Event]:
         self.candidates = options
+        self.question = "Several turns fit the board: which one was played?"
         self.status, self._pressed_on = AWAITING, False
         texts = [self.rules.format_turn(turn) for turn, _ in options]
-        return [Event(ev.CONFIRM_NEEDED, t, {"question": "Several turns fit the board: which one was played?",
-                                             "candidates": texts})]
+        return [Event(ev.CONFIRM_NEEDED, t, {"question": self.question, "candidates": texts})]
 
     def _illegal(self, t: float, diffs: list[CellDiff], *, reason: str | None = None) -> list[Event]:
         if self.status == FLAGGED and self.flag == diffs:
             return []
         self.status, self.flag = FLAGGED, diffs
         text = reason or describe_diff(self.rules, self.position, diffs) or "the board does not show a legal position"
+        self.flag_reason = text
         return [Event(ev.ILLEGAL, t, {"reason": text, "cells": [d.to_json() for d in diffs],
                                        "position": self.rules.format_position(self.position)})]
 
@@ -573,6 +573,7 @@ class Referee:
     def _takeback(self, t: float, keep: int) -> list[Event]:
         undone = [self.rules.format_turn(turn) for turn in self.turns[keep:]]
         del self.turns[keep:]
+        del self.stamps[keep:]
         del self.positions[keep + 1:]
         self.status, self.flag, self.candidates, self.pending, self.result = PLAYING, None, [], [], "*"
         self.pending_cells = None

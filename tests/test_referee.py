@@ -328,9 +328,14 @@ def test_state_object():
     referee = Referee(rules, players={"light": "Ann", "dark": "Bob"})
     referee.begin(0.0)
     state = referee.state()
-    assert state == {"game": "pylos", "variant": "standard", "position": rules.format_position(rules.start()),
+    start = rules.format_position(rules.start())
+    assert state == {"game": "pylos", "variant": "standard", "position": start,
                      "to_move": "light", "turn": 0, "status": "playing", "last_move": None, "result": "*",
-                     "players": {"light": "Ann", "dark": "Bob"}}
+                     "players": {"light": "Ann", "dark": "Bob"}, "start": start,
+                     "tags": {"Game": "pylos", "Variant": "standard"}, "moves": [], "changed": [],
+                     "reserves": {"light": 15, "dark": 15}, "flag": None, "question": None, "active": [],
+                     "reason": None}
+    assert json.loads(json.dumps(state)) == state
 
 
 def test_referee_command_line(tmp_path, capsys):
