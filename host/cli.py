@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -161,72 +160,15 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    """Until the full demo lands: each bundled example game is played on a simulated board
-    (a camera's view, hands passing over it, one wrong ball put down and taken back) and
-    refereed from that stream alone; the referee's record is checked against the example."""
-    import random
+    """Everything at once on embedded defaults (host/demo.py); Ctrl-C stops it cleanly."""
+    import signal
+    import threading
 
-    from .referee import Referee
-    from .sim import SimConfig, pace, simulate_game
-
-    examples = resources.files("host") / "examples"
-    names = sorted(p.name for p in examples.iterdir() if p.name.endswith(".pgn"))
-    if args.game:
-        names = [n for n in names if n.startswith(args.game)]
-    games = turns = flags = matched = 0
-    for name in names:
-        example = replay(read_any((examples / name).read_text("utf-8")))
-        rules = example.rules
-        print(f"== {name}: {rules.game} ({rules.variant}), {len(example.turns)} turns")
-        script = [rules.format_turn(t) for t in example.turns]
-        config = SimConfig(seed=1, game=rules.game, hands=0.1, illegal=0.05)
-        sim = simulate_game(rules, random.Random(1), config, script=script, start=example.positions[0])
-        referee = Referee(rules, start=example.positions[0])
-        referee.begin(0.0)
-        for obs in pace(sim.observations, args.speed):
-            events = referee.observe(obs)
-            while events:
-                event = events.pop(0)
-                _print_demo_event(event, args.boards, rules)
-                if event.type == "confirm-needed":  # the players answer on the display
-                    events += _confirm_as_players(referee, obs.t, example.positions[len(referee.turns) + 1])
-        for event in referee.flush(sim.observations[-1].t):
-            _print_demo_event(event, args.boards, rules)
-        print(rules.diagram(referee.position))
-        same = referee.positions == list(example.positions)
-        print(f"result: {referee.result}; the referee's record {'equals' if same else 'DIFFERS FROM'} the example")
-        games += 1
-        turns += len(referee.turns)
-        flags += len(sim.truth.illegal)
-        matched += same
-    print(f"demo: {games} games, {turns} turns refereed from simulated camera frames, "
-          f"{flags} illegal moves flagged and put back, {matched} of {games} records equal the examples")
-    return 0 if matched == games else 1
-
-
-def _confirm_as_players(referee: Any, t: float, truth: Any) -> list:
-    for turn, after in referee.candidates:
-        if after == truth:
-            move = referee.rules.format_turn(turn)
-            print(f"     the players confirm {move}")
-            return referee.command("confirm", t, {"move": move})
-    return []
-
-
-def _print_demo_event(event: Any, boards: bool, rules: Rules) -> None:
-    d = event.data
-    if event.type == "move":
-        print(f"{d['turn']:3}. {d['player']:5} {d['move']}")
-        if boards:
-            print(rules.diagram(rules.parse_position(d["position"])))
-    elif event.type == "illegal":
-        print(f"     illegal: {d['reason']}")
-    elif event.type in ("restored", "takeback", "game-over", "confirm-needed", "confirm-withdrawn"):
-        extra = {"game-over": lambda: f": {d['result']} ({d['reason']})",
-                 "confirm-needed": lambda: f": {d['question']} {' / '.join(d['candidates'])}",
-                 "confirm-withdrawn": lambda: f": {d['reason']}",
-                 "takeback": lambda: f": {' '.join(d['undone'])}"}.get(event.type, lambda: "")()
-        print(f"     {event.type}{extra}")
+    from .demo import run_demo
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    return run_demo(args, stop=stop)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -272,10 +214,19 @@ def build_parser() -> argparse.ArgumentParser:
     from .display_cli import add_display_parser
     add_display_parser(sub)
 
-    p = sub.add_parser("demo", help="referee the bundled example games played on a simulated board")
-    p.add_argument("--game", choices=GAMES)
-    p.add_argument("--speed", type=float, default=0.0, help="turns per second (0: as fast as possible)")
-    p.add_argument("--boards", action="store_true", help="draw the board after every turn")
+    p = sub.add_parser("demo", help="the whole system on embedded defaults: simulated boards, referee, broker, "
+                       "recorder, web display and LEDs")
+    p.add_argument("--game", choices=GAMES, help="play only this game's example (default: each in turn)")
+    p.add_argument("--speed", type=float, default=2.0, help="how fast the players play: 1 real time, 5 five times "
+                   "as fast, 0 no waiting (default 2)")
+    p.add_argument("--no-browser", action="store_true", help="do not open the web display in a browser")
+    p.add_argument("--no-display", action="store_true", help="no web display at all")
+    p.add_argument("--stay", action="store_true", help="keep the web display up after the games, until Ctrl-C")
+    p.add_argument("--camera", action="store_true", help="render every frame and read it with vision (slower)")
+    p.add_argument("--port", type=int, default=8080, help="web display port (default 8080, or any free one)")
+    p.add_argument("--mqtt-port", type=int, default=1883, help="embedded broker port (default 1883, or any free one)")
+    p.add_argument("--dir", default="arbiter-demo", help="where the games database and records go "
+                   "(default ./arbiter-demo, emptied first)")
     p.set_defaults(func=cmd_demo)
 
     from .games_cli import add_games_parser

@@ -69,6 +69,11 @@ class Daemon:
         #: the board's own lights (a controller's strip, a Pi's LEDs), fed like an MQTT LED client
         self.indicator = Indicator() if source.board is not None else None
 
+    @property
+    def last_t(self) -> float:
+        """The source time of the last observation or press the daemon has judged."""
+        return self._last_t
+
     # -- the current game ------------------------------------------------------------------
     def _new_referee(self, rules: Rules) -> Referee:
         players = {colour: name for colour, name in self.players.items() if colour in rules.players}

@@ -243,3 +243,6 @@ class WledDriver:
 
     def close(self) -> None:
         pass
+
+
+from . import led_terminal  # noqa: E402,F401  (registers the "terminal" driver)

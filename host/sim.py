@@ -61,6 +61,8 @@ class SimConfig:
     hand_frames: tuple[int, int] = (3, 20)
     flicker: float = 0.0
     illegal: float = 0.0
+    #: the number of a turn that surely gets an illegal move put right (0: none)
+    illegal_at: int = 0
     takeback: float = 0.0
     max_turns: int = 300
     max_pings: int = 12
@@ -164,6 +166,8 @@ class IllegalEpisode:
     t_first: float
     t_last: float
     t_restored: float
+    #: the configuration's illegal move (``illegal_at``), not a random one
+    scripted: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,14 +266,17 @@ class _Game:
             boards = turn_boards(rules, position, turn)
             after = rules.play(position, turn)
             ends = rules.outcome(after) is not None
-            inject = rng.randrange(len(boards)) if cfg.illegal and not ends and rng.random() < cfg.illegal else -1
+            # the scripted illegal move: at its turn, or the first turn after it that allows one
+            scripted = 0 < cfg.illegal_at <= number and not any(e.scripted for e in self.illegal)
+            inject = (rng.randrange(len(boards)) if not ends and (scripted or (cfg.illegal and rng.random() < cfg.illegal))
+                      else -1)
             first = 0.0
             # a hand may hide steps, but the end of a turn is seen clearly, and so is the
             # first step that closes a turn whose end was optional
             closes = bool(self.finals) and self._is_open(self.finals[-1])
             for i, board in enumerate(boards):
                 if i == inject:
-                    self._illegal(position, number, boards[i - 1].state if i else None)
+                    self._illegal(position, number, boards[i - 1].state if i else None, scripted=scripted)
                 first, _ = self.reel.show(board.cells, settle=i == len(boards) - 1 or (i == 0 and closes))
             if cfg.presses:
                 self.reel.press("end-turn", rules.to_move(position))
@@ -297,7 +304,7 @@ class _Game:
                 return True
         return False
 
-    def _illegal(self, position: Any, number: int, state: Any) -> None:
+    def _illegal(self, position: Any, number: int, state: Any, *, scripted: bool = False) -> None:
         """Put a wrong change on the board, hold it until it is flagged, put it back."""
         rules, rng = self.rules, self.rng
         legal = self.reel.shown
@@ -338,7 +345,7 @@ class _Game:
         t_first, t_last = self.reel.show(bad, legal=legal, frames=rng.randint(hold, hold + 3), important=True)
         t_restored, _ = self.reel.show(legal, important=True)
         self.illegal.append(IllegalEpisode(number, mover, rules.format_position(position), kind, cells,
-                                           t_first, t_last, t_restored))
+                                           t_first, t_last, t_restored, scripted))
 
     # -- takebacks -------------------------------------------------------------------------
     def _takeback(self) -> str | None:

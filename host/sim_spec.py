@@ -122,6 +122,7 @@ KEYS: dict[str, tuple[str, Callable[[str], Any]]] = {
     "hand-frames": ("hand_frames", _pair(1)),
     "flicker": ("flicker", _probability),
     "illegal": ("illegal", _probability),
+    "illegal-at": ("illegal_at", _int(0)),
     "takeback": ("takeback", _probability),
     "turns": ("max_turns", _int(1)),
     "pings": ("max_pings", _int(1)),

@@ -1,4 +1,5 @@
-"""The arbiter command line: replay, legal, infer, show and demo, with their exit codes."""
+"""The arbiter command line: replay, legal, infer and show, with their exit codes (the demo:
+tests/test_demo.py)."""
 
 import json
 import random
@@ -186,15 +187,6 @@ def test_show_position_and_record(tmp_path, capsys):
     assert code == 0 and "after 1 of 3 turns" in out and "1. 1a1" in out
     code, _, err = run(capsys, "show", path, "--turn", "9")
     assert code == 2 and "3 legal turns" in err
-
-
-def test_demo_referees_the_bundled_games_from_simulated_frames(capsys):
-    code, out, _ = run(capsys, "demo")
-    assert code == 0
-    assert "== pylos" in out and "== sparks" in out and "== sparklies" in out
-    assert "illegal:" in out and "restored" in out  # a wrong ball put down, flagged, taken away
-    assert out.count("the referee's record equals the example") == 3
-    assert "demo: 3 games" in out and "3 of 3 records equal the examples" in out
 
 
 def test_installed_entry_point_runs():
