@@ -181,6 +181,11 @@ class Referee:
             raise CommandError("no game in progress")
         if name == "takeback":
             keep = args.get("to_turn", len(self.turns) - 1)
+            if not self.turns:
+                raise CommandError("nothing to take back")
+            if isinstance(keep, int) and keep < 0:
+                raise CommandError(f"takeback: only {len(self.turns)} turn{'s' if len(self.turns) > 1 else ''} "
+                                   f"played, not more")
             if not isinstance(keep, int) or not 0 <= keep < len(self.turns):
                 raise CommandError(f"takeback: to_turn must be a number of turns from 0 to {len(self.turns) - 1}")
             # the board still shows the undone turns until the players put them back: only

@@ -34,11 +34,13 @@ def run_daemon(args: Any) -> int:
     except (ConfigError, SourceError, RecorderError, RulesError) as exc:
         print(f"arbiter run: {exc}", file=sys.stderr)
         return 2
-    link = None
+    link = display = None
     try:
         if config.mqtt["enabled"] and not args.no_mqtt:
             link = _link(config, recorder)
             link.start()
+        if args.display is not None:
+            display = _display(config, args, link)
         debug = source.camera.debug_sink() if source.camera is not None else None
         daemon = Daemon(config, rules, source, recorder=recorder, link=link,
                         status_out=None if args.quiet else sys.stdout, debug=debug)
@@ -48,9 +50,25 @@ def run_daemon(args: Any) -> int:
         print(f"arbiter run: {exc}", file=sys.stderr)
         return 2
     finally:
+        if display is not None:
+            display.stop()
         if link is not None:
             link.stop()
         recorder.close()
+
+
+def _display(config: Any, args: Any, link: Any) -> Any:
+    """The web display beside the daemon, on the daemon's broker (docs/display.md)."""
+    from .display_cli import start_display
+    if link is None:
+        raise ValueError("--display needs MQTT: the display follows the board on the broker (drop --no-mqtt)")
+    url = config.mqtt["url"] or f"mqtt://127.0.0.1:{config.mqtt['embedded_port']}"
+    try:
+        display = start_display(url, config.mqtt, host=args.display_host, port=args.display)
+    except OSError as exc:
+        raise RuntimeError(exc.strerror or str(exc)) from None
+    print(f"arbiter run: web display {display.server.url}board/{config.board_id}", flush=True)
+    return display
 
 
 def _link(config: Any, recorder: Any) -> Any:
@@ -74,6 +92,10 @@ def add_run_parser(sub: Any) -> None:
     p.add_argument("--board-id", help="board id (default from the configuration: board-1)")
     p.add_argument("--db", help="game database (default: the user's data directory)")
     p.add_argument("--no-mqtt", action="store_true", help="do not connect to or start an MQTT broker")
+    p.add_argument("--display", type=int, nargs="?", const=8080, metavar="PORT",
+                   help="serve the web display alongside, on PORT (default 8080)")
+    p.add_argument("--display-host", default="127.0.0.1", help="the web display's address (0.0.0.0 for tablets "
+                   "on the network)")
     p.add_argument("--quiet", action="store_true", help="no status lines on the terminal")
     p.add_argument("--verbose", action="store_true", help="log more")
     p.set_defaults(func=run_daemon)

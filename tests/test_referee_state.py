@@ -115,3 +115,14 @@ def test_resume_keeps_the_recorded_times_and_the_open_flag():
     referee.resume(start, turns)
     assert referee.state()["moves"][0]["ts"] is None and referee.state()["flag"] is None
     assert referee.observe(Observation(1.0, rules.cells(rules.play(start, turns[0])))) == []
+
+
+def test_a_takeback_of_more_than_was_played_says_so():
+    import pytest
+    from host.referee import CommandError
+    rules, referee, board = pylos()
+    with pytest.raises(CommandError, match="^nothing to take back$"):
+        referee.command("takeback", 1.0)
+    board.play(rules, rules.start(), rules.parse_turn(rules.start(), "1a1"))
+    with pytest.raises(CommandError, match="only 1 turn played, not more"):
+        referee.command("takeback", 2.0, {"to_turn": -1})
