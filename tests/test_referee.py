@@ -171,7 +171,7 @@ def test_takeback_command_and_errors():
     rules = rules_for("pylos")
     referee = Referee(rules)
     referee.begin(0.0)
-    with pytest.raises(CommandError, match="to_turn"):
+    with pytest.raises(CommandError, match="^nothing to take back$"):
         referee.command("takeback", 1.0)
     board = Board(referee, lambda cells: dict(cells))
     start = rules.cells(rules.start())
