@@ -161,14 +161,9 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     """Everything at once on embedded defaults (host/demo.py); Ctrl-C stops it cleanly."""
-    import signal
-    import threading
-
     from .demo import run_demo
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    return run_demo(args, stop=stop)
+    from .signals import stop_on_signals
+    return run_demo(args, stop=stop_on_signals())
 
 
 def build_parser() -> argparse.ArgumentParser:

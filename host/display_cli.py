@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import logging
 import os
-import signal
 import sys
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from .config import ConfigError, load
+from .signals import stop_on_signals
 from .display_model import Hall
 
 log = logging.getLogger("arbiter.display")
@@ -87,10 +87,7 @@ def run_display(args: Any, *, stop: threading.Event) -> int:
 def cmd_display(args: Any) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.WARNING,
                         format="arbiter display: %(message)s")
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    return run_display(args, stop=stop)
+    return run_display(args, stop=stop_on_signals())
 
 
 def add_display_parser(sub: Any) -> None:

@@ -13,13 +13,13 @@ import json
 import logging
 import os
 import queue
-import signal
 import sys
 import threading
 import time
 from typing import Any, Callable
 
 from .config import ConfigError, load
+from .signals import stop_on_signals
 from .indicators import DARK, Indicator, IndicatorError, Lights, side, slot_shown
 from .led_drivers import DRIVERS, Driver, DriverError, DriverOptions, open_driver
 from .mqtt_topics import Topics
@@ -210,10 +210,7 @@ def run_leds(args: Any, *, pin_factory: Any = None, stop: threading.Event,
 def cmd_leds(args: Any) -> int:
     logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if args.verbose else logging.INFO,
                         format="arbiter leds: %(message)s")
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    return run_leds(args, stop=stop)
+    return run_leds(args, stop=stop_on_signals())
 
 
 def add_leds_parser(sub: Any) -> None:
