@@ -17,6 +17,7 @@ import time
 from datetime import datetime, timezone
 from typing import Any, Callable, Mapping
 
+from .display_svg import counts
 from .games import Rules, RulesError, rules_from_tags
 from .mqtt_topics import BOARD_ID, PREFIX, STATUSES
 from .record import Record, RecordedTurn, write_text
@@ -141,6 +142,7 @@ class BoardView:
                              ("tags", {})):
             out[key] = state.get(key, default)
         rules, position = self.rules(), self.position()
+        out["counts"] = counts(rules, position) if rules is not None else {}
         if svg is not None and rules is not None:
             flagged = {c["cell"]: (c.get("expected"), c.get("seen"))
                        for c in (out["flag"] or {}).get("cells", []) if isinstance(c, dict) and "cell" in c}

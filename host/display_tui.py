@@ -185,17 +185,15 @@ def _squeeze(art: list[str], width: int) -> list[str]:
 
 
 def _counts(view: dict[str, Any], rules: Rules | None, position: Any) -> Line | None:
-    reserves = view.get("reserves")
-    if isinstance(reserves, dict):
-        return [("reserves: " + ", ".join(f"{who} {n}" for who, n in reserves.items()), "")]
-    if rules is None or position is None:
+    n, game = view.get("counts") or {}, view.get("game")
+    if not n:
         return None
-    cells = list(rules.cells(position).values())
-    if view.get("game") == "sparks":
-        return [("on the board: " + "  ".join(f"{k} {sum(c.upper() == k for c in cells)}" for k in "WBR"), "")]
-    if view.get("game") == "sparklies":
-        black, white = sum(c.endswith("b") for c in cells), sum(c.endswith("w") for c in cells)
-        return [(f"squares: black {black}, white {white}, uncontrolled {len(cells) - black - white}", "")]
+    if game == "pylos":
+        return [(f"reserves: light {n['light']}, dark {n['dark']}", "")]
+    if game == "sparks":
+        return [(f"on the board: W {n['white']}  B {n['black']}  R {n['sparks']}", "")]
+    if game == "sparklies":
+        return [(f"squares: black {n['black']}, white {n['white']}, uncontrolled {n['uncontrolled']}", "")]
     return None
 
 

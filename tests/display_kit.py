@@ -9,6 +9,7 @@ import queue
 import random
 import shutil
 import threading
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -31,6 +32,18 @@ BASE = frozenset(n for n in pyramid.NAMES if n.startswith("1"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
 
+class Clock:
+    """The players' wall clock: a turn every 7 s from a fixed time, so the move list (and
+    the screenshots in the documentation) are the same at every run."""
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 11, 21, 19, 30, 0, tzinfo=timezone.utc)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(seconds=7)
+        return self.now
+
+
 class LiveBoard:
     """A daemon (referee, recorder, MQTT link) in a thread, fed by the test: ``show`` puts a
     board in front of its sensors for a few frames, ``play`` makes a turn step by step."""
@@ -50,7 +63,7 @@ class LiveBoard:
         self.items: queue.Queue = queue.Queue()
         self.reeds = reeds
         source = Source(f"test:{board_id}", self._items(), coverage=BASE if reeds else None)
-        self.daemon = Daemon(config, self.rules, source, recorder=self.recorder, link=self.link)
+        self.daemon = Daemon(config, self.rules, source, recorder=self.recorder, link=self.link, clock_now=Clock())
         self.t = 0.0
         self.link.start()
         self.thread = threading.Thread(target=self.daemon.run, name=f"daemon-{board_id}", daemon=True)
@@ -125,7 +138,7 @@ def display(mosquitto: Any) -> Iterator[Any]:
 
 
 def page_for(browser: Any, display: Any, path: str, *, width: int = 1200, height: int = 800) -> Any:
-    page = browser.new_page(viewport={"width": width, "height": height})
+    page = browser.new_page(viewport={"width": width, "height": height}, timezone_id="UTC", locale="en-GB")
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     page.errors = errors

@@ -31,22 +31,14 @@
     return NAMES[value] || value;
   }
 
+  const COUNT_LABELS = {
+    pylos: [["light", "Light in reserve"], ["dark", "Dark in reserve"]],
+    sparks: [["white", "White balls"], ["black", "Black balls"], ["sparks", "Sparks on the board"]],
+    sparklies: [["black", "Black controls"], ["white", "White controls"], ["uncontrolled", "Uncontrolled"]],
+  };
   function countsOf(v) {
-    const out = [];
-    if (v.reserves) for (const [who, n] of Object.entries(v.reserves)) out.push([cap(who) + " in reserve", n]);
-    if (v.game === "sparks" || v.game === "sparklies") {
-      const counts = {};
-      const cells = (v.position || "").split(" ")[0];
-      if (v.game === "sparks") {
-        for (const ch of cells) if ("WBR".includes(ch)) counts[ch] = (counts[ch] || 0) + 1;
-        out.push(["White balls", counts.W || 0], ["Black balls", counts.B || 0], ["Sparks on the board", counts.R || 0]);
-      } else {
-        const squares = cells.split("/").join("").match(/../g) || [];
-        for (const sq of squares) counts[sq[1]] = (counts[sq[1]] || 0) + 1;
-        out.push(["Black controls", counts.b || 0], ["White controls", counts.w || 0], ["Uncontrolled", counts["."] || 0]);
-      }
-    }
-    return out;
+    const n = v.counts || {};
+    return (COUNT_LABELS[v.game] || []).filter(([key]) => key in n).map(([key, label]) => [label, n[key]]);
   }
 
   function render(v) {
