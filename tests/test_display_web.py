@@ -7,10 +7,12 @@ each game go to docs/images for the documentation."""
 from __future__ import annotations
 
 import random
+from importlib import resources
 
 import pytest
 from playwright.sync_api import expect
 
+from host.record import read_any, replay
 from conftest_mqtt import mosquitto  # noqa: F401  (fixture)
 from display_kit import (TOKEN, LiveBoard, board_cells, browser, display, expected_cells,  # noqa: F401
                          page_for, screenshot)
@@ -143,13 +145,18 @@ def test_sparks_and_sparklies_pages_draw_their_boards(browser, display, boards):
     sparks.show(sparks.rules.cells(sparks.position))
     page = page_for(browser, display, "/board/sparks-1")
     expect(page.locator("#turn")).to_have_text("White to move", timeout=WAIT)
-    rng = random.Random(2)
-    for n in range(1, 4):
-        sparks.play(sparks.rules.format_turn(sparks.rules.random_turn(sparks.position, rng)))
+    example = replay(read_any((resources.files("host") / "examples" / "sparks.pgn").read_text("utf-8")))
+    for n, turn in enumerate(example.turns, start=1):  # the example game, to its end
+        sparks.play(sparks.rules.format_turn(turn))
         expect(page.locator("#moves li")).to_have_count(n, timeout=WAIT)
         shows_position(page, sparks)
-    expect(page.locator("#counts")).to_contain_text("Sparks on the board")
-    screenshot(page, "display-sparks.png")
+        if n == 12:
+            expect(page.locator("#counts")).to_contain_text("Sparks on the board")
+            screenshot(page, "display-sparks.png")
+    expect(page.locator("#turn")).to_have_text("Game over", timeout=WAIT)
+    expect(page.locator("#result")).to_have_text(f"Black wins (0-1): {sparks.rules.outcome(sparks.position).reason}")
+    expect(page.locator("#actions")).to_be_hidden()
+    rng = random.Random(2)
 
     rules_options = {"width": 5, "height": 5}
     grid = boards("grid-1", "sparklies", options=rules_options, start=random.Random(4))
