@@ -203,6 +203,10 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
     shutil.rmtree(records, ignore_errors=True)
     records.mkdir()
     games = examples(args.game)
+    cameras = None
+    if args.camera:  # every frame rendered by the synthetic camera and read by vision
+        from .sim_vision import Cameras
+        cameras = Cameras(random.Random(7919), (800, 600))
 
     broker = EmbeddedBroker(port=free_port(args.mqtt_port))
     broker.start()
@@ -238,7 +242,8 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
             link = _link(config, recorder_for)
             link.start()
             links.append((link, recorder_for))
-            daemon = Daemon(config, rules, Source(f"sim:{board}", _until_answered(sim.observations, lambda: daemon, stop),
+            frames = cameras.observations(sim) if cameras is not None else sim.stream()
+            daemon = Daemon(config, rules, Source(f"sim:{board}", _until_answered(frames, lambda: daemon, stop),
                                                   finite=True, speed=args.speed),
                             recorder=recorder_for, link=link)
             watcher = threading.Thread(target=lambda: (stop.wait(), daemon.stop_requested.set()), daemon=True)
