@@ -80,8 +80,7 @@ class BoardView:
             raise PayloadError(f"state: unknown status {obj['status']!r} (one of: {', '.join(STATUSES)})")
         if obj.get("game") != (self.state or {}).get("game"):
             self.sensors.clear()
-        self.state, self.problem = obj, None
-        self.online = True  # a board whose state arrives is there, whatever order the retained topics come in
+        self.state, self.problem = obj, None  # online or not is the status topic's to say (a dead board's state stays retained)
         return True
 
     def _event(self, obj: Any) -> bool:

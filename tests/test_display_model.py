@@ -82,6 +82,9 @@ def test_the_hall_lists_online_boards_only_and_ignores_other_topics():
     hall = Hall()
     hall.feed("arbiter/b2/state", state_after([], "b2"))
     hall.feed("arbiter/b1/state", state_after([], "b1"))
+    assert hall.online() == []  # a retained state says nothing of whether its daemon runs
+    hall.feed("arbiter/b1/status", b"online")
+    hall.feed("arbiter/b2/status", b"online")
     assert [b.board_id for b in hall.online()] == ["b1", "b2"]
     hall.feed("arbiter/b2/status", b"offline")
     assert [v["board"] for v in hall.views()] == ["b1"]
