@@ -266,3 +266,29 @@ def test_every_text_on_the_pages_passes_a_contrast_check(browser, display, board
     # the check itself: faint grey text on the page is caught
     phone.evaluate("document.querySelector('#moves li').style.color = '#bbbbbb'")
     assert any("1a1" in bad for bad in phone.evaluate(CONTRAST))
+
+
+@pytest.mark.parametrize("width, height, columns", [(390, 844, 1), (1024, 768, 2), (1920, 1080, 2)])
+def test_the_board_page_fits_a_phone_a_tablet_and_a_tv(browser, display, boards, width, height, columns):  # noqa: F811
+    """No sideways scrolling; the drawing and whose turn on the first screen of a tablet and
+    a TV (one column under the other on a phone); type grows with the screen."""
+    board = boards(f"screen-{width}", "pylos")
+    board.show(board.rules.cells(board.position))
+    for move in ("1a1", "1b1", "1c1"):
+        board.play(move)
+    page = page_for(browser, display, f"/board/screen-{width}", width=width, height=height)
+    expect(page.locator("#moves li")).to_have_count(3, timeout=WAIT)
+    layout = page.evaluate("""() => {
+        const box = (s) => document.querySelector(s).getBoundingClientRect();
+        return {scroll: document.documentElement.scrollWidth, inner: innerWidth, svg: box('#board svg'),
+                turn: box('#turn'), font: parseFloat(getComputedStyle(document.body).fontSize)}; }""")
+    assert layout["scroll"] <= layout["inner"], "the page scrolls sideways"
+    svg, turn = layout["svg"], layout["turn"]
+    assert svg["width"] > 0.4 * width / columns and svg["right"] <= width
+    side_by_side = turn["left"] >= svg["right"] - 1
+    assert side_by_side == (columns == 2)
+    if columns == 2:
+        assert svg["bottom"] <= height and turn["bottom"] <= height  # all on the first screen
+    assert page.errors == []
+    if width == 1920:
+        assert layout["font"] > 20  # readable across the room
