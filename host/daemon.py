@@ -26,6 +26,7 @@ from .record import Record, replay
 from .recorder import Recorder, RecorderError
 from .referee import FINISHED, PLAYING, CommandError, Referee, Stability
 from .referee_match import CellDiff
+from .referee_state import active_squares
 from .sources import Source
 
 log = logging.getLogger("arbiter")
@@ -64,6 +65,7 @@ class Daemon:
         self.source_failed: str | None = None
         self._items: queue.Queue = queue.Queue(maxsize=1000)
         self._last_status = ""
+        self._active: list[str] = []  # the Sparklies chain squares last published
         self._last_t = 0.0
         self._resume_t: float | None = None  # skip source time the recorded game already covers
         #: the board's own lights (a controller's strip, a Pi's LEDs), fed like an MQTT LED client
@@ -258,6 +260,8 @@ class Daemon:
         if any(e.type == "new-game" for e in events):
             self._by_command = False
         self.handle(events)
+        if not events and self.referee.sparklies and active_squares(self.referee) != self._active:
+            self.publish_state()  # a chain under way: displays show its squares as it goes
 
     def take_commands(self) -> None:
         if self.link is None:
@@ -346,6 +350,7 @@ class Daemon:
 
     def publish_state(self) -> None:
         state = self.state()
+        self._active = state.get("active", [])
         if self.link is not None:
             self.link.publish_state(state)
         if self.indicator is not None:

@@ -173,6 +173,16 @@ def test_sparks_and_sparklies_pages_draw_their_boards(browser, display, boards):
         assert shot != first
         first = shot
     expect(page.locator("#counts")).to_contain_text("Black controls")
+    # a turn under way: the squares its chain has changed so far are marked as it goes
+    rules, before = grid.rules, grid.position
+    turn = rules.random_turn(before, rng)
+    state = rules.begin_turn(before).apply(rules.steps(before, turn)[0])
+    grid.show(state.cells())
+    changed = [n for n, v in state.cells().items() if v != rules.cells(before)[n]]
+    assert changed
+    for cell in changed:
+        expect(page.locator(f"#board svg .active[data-cell='{cell}']")).to_have_count(1, timeout=WAIT)
+    expect(page.locator("#moves li")).to_have_count(3)  # not a move yet
     assert page.errors == []
 
 
