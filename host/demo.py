@@ -246,12 +246,11 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
             daemon = Daemon(config, rules, Source(f"sim:{board}", _until_answered(frames, lambda: daemon, stop),
                                                   finite=True, speed=args.speed),
                             recorder=recorder_for, link=link)
-            watcher = threading.Thread(target=lambda: (stop.wait(), daemon.stop_requested.set()), daemon=True)
-            watcher.start()
+            daemon.stop_requested = stop  # Ctrl-C stops the daemon's loop as it stops the demo
             listener.daemons[board] = daemon
             daemon.run()
             _deliver(link, recorder_for, stop)
-            interrupted = stop.is_set()
+        interrupted = stop.is_set()
         tally = listener.tally
         _write_records(recorder, records, games, tally)
     finally:
