@@ -188,9 +188,15 @@ class _Handler(BaseHTTPRequestHandler):
         origin = self.headers.get("Origin")
         if origin and urlsplit(origin).netloc != self.headers.get("Host"):
             return self._json(403, {"ok": False, "error": "commands are taken from this display's own pages only"})
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY:
-            return self._json(413, {"ok": False, "error": f"command too large ({length} bytes, {MAX_BODY} at most)"})
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if not 0 <= length <= MAX_BODY:
+            self.close_connection = True  # the body is not read: this connection cannot go on
+            return self._json(413 if length > MAX_BODY else 400, {"ok": False, "error": (
+                f"command too large ({length} bytes, {MAX_BODY} at most)" if length > MAX_BODY
+                else "the request's Content-Length is not a number of bytes")})
         try:
             body = json.loads(self.rfile.read(length) or b"null")
         except ValueError as exc:

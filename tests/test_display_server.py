@@ -54,6 +54,9 @@ def test_bad_commands_are_refused_with_the_reason(display, mosquitto, tmp_path):
         for url, body, headers, status, text in cases:
             got, answer = request(url, body, headers)
             assert got == status and text in answer["error"] and answer["ok"] is False, (body, got, answer)
+        big = json.dumps({"cmd": "end-turn", "token": "x" * 20_000}).encode()
+        got, answer = request(cmd, big, jsonh)
+        assert got == 413 and "command too large" in answer["error"]
         assert len(board.daemon.referee.turns) == 0
         board.play("1a1")
         board.wait_turns(1)
