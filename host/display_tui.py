@@ -26,7 +26,8 @@ import unicodedata
 from itertools import zip_longest
 from typing import IO, Any, Callable, Iterator, Sequence
 
-from .games import Rules, RulesError, rules_from_tags
+from .display_model import BoardView
+from .games import Rules
 
 Segment = tuple[str, str]  # text, SGR style ("" for none)
 Line = list[Segment]
@@ -41,15 +42,12 @@ ENTER, LEAVE = "\x1b[?1049h\x1b[?25l\x1b[2J", "\x1b[0m\x1b[?25h\x1b[?1049l"
 
 
 def rules_from_view(view: dict[str, Any]) -> tuple[Rules, Any] | None:
-    """The rules and position of a view from its tags and position string (the default of
-    :func:`render`; :func:`run` uses the hall's boards, which keep their rules)."""
-    tags = view.get("tags") or {"Game": view.get("game"), "Variant": view.get("variant") or ""}
-    try:
-        rules = rules_from_tags({str(k): str(v) for k, v in tags.items() if k != "Start"})
-        text = view.get("position")
-        return (rules, rules.parse_position(text)) if isinstance(text, str) else None
-    except (RulesError, TypeError, ValueError, AttributeError):
-        return None
+    """The rules and position of a view (the default of :func:`render`; :func:`run` uses the
+    hall's boards, which keep their rules): read as the display's model reads a state."""
+    board = BoardView(str(view.get("board", "")))
+    board.state = dict(view)
+    rules, position = board.rules(), board.position()
+    return (rules, position) if rules is not None and position is not None else None
 
 
 def render(views: Sequence[dict[str, Any]], *, width: int, height: int, connected: bool,
