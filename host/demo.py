@@ -10,6 +10,7 @@ out as a record that ``arbiter replay`` checks.
 
 from __future__ import annotations
 
+import json
 import logging
 import queue
 import random
@@ -18,6 +19,7 @@ import shutil
 import socket
 import sys
 import threading
+import time
 import webbrowser
 from dataclasses import dataclass, field
 from importlib import resources
@@ -129,7 +131,6 @@ class Listener:
         self.client.publish(topic, payload, qos=1)
 
     def _run(self) -> None:
-        import json
         while True:
             item = self.messages.get()
             if item is None:
@@ -175,7 +176,6 @@ class Listener:
 
     def _answer(self, board: str, e: dict[str, Any]) -> None:
         """The players tap the turn they played on the display (a confirm command)."""
-        import json
         script, daemon = self.answers.get(board, []), self.daemons.get(board)
         played = len(daemon.referee.turns) if daemon is not None else 0
         move = script[played] if played < len(script) else None
@@ -289,7 +289,6 @@ def _n(count: int, noun: str) -> str:
 def _until_answered(observations: Any, daemon: Any, stop: threading.Event, timeout: float = 10.0) -> Any:
     """The board's frames, then, while the referee waits for the players' answer to its last
     question, nothing: the board stays as it is until they have answered."""
-    import time
     last = None
     for obs in observations:
         last = obs.t
@@ -302,7 +301,6 @@ def _until_answered(observations: Any, daemon: Any, stop: threading.Event, timeo
 
 def _deliver(link: Any, recorder: Any, stop: threading.Event, timeout: float = 10.0) -> None:
     """Wait until the broker has every event of the game, so the summary counts them all."""
-    import time
     deadline = time.monotonic() + timeout
     while recorder.unsent(1) and time.monotonic() < deadline and not stop.is_set():
         link.poll(0.05)
