@@ -130,7 +130,7 @@ class BoardView:
         ``svg(rules, position, changed=, flagged=, active=)`` draws the board."""
         state = dict(self.state or {})
         out: dict[str, Any] = {
-            "board": self.board_id, "online": self.online, "problem": self.problem,
+            "board": self.board_id, "online": self.online,
             "sensors": [{"hollow": h, "detail": d} for h, d in sorted(self.sensors.items())],
             "log": list(self.log),
         }
@@ -146,7 +146,7 @@ class BoardView:
             flagged = {c["cell"]: (c.get("expected"), c.get("seen"))
                        for c in (out["flag"] or {}).get("cells", []) if isinstance(c, dict) and "cell" in c}
             out["svg"] = svg(rules, position, changed=out["changed"], flagged=flagged, active=out["active"])
-        out["problem"] = self.problem
+        out["problem"] = self.problem  # after reading the rules and position, which may add one
         return out
 
     def record_text(self, *, today: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> str | None:
@@ -175,6 +175,7 @@ class Hall:
         self.version = 0
         self.connected = False
         self.link_problem: str | None = None
+        self.closed = False
         self._changed = threading.Condition()
         self._replies: dict[str, Callable[[dict[str, Any]], None]] = {}
 
@@ -209,11 +210,19 @@ class Hall:
             self.versions[board] = self.version
         self._changed.notify_all()
 
+    def close(self) -> None:
+        """No more changes will come: every :meth:`wait`, now and later, returns at once (a
+        display stopping ends its event streams instead of leaving them open until their
+        next heartbeat)."""
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
     def wait(self, version: int, timeout: float) -> int:
         """Block until something changed after ``version`` (or ``timeout`` seconds); the
         current version."""
         with self._changed:
-            self._changed.wait_for(lambda: self.version > version, timeout)
+            self._changed.wait_for(lambda: self.version > version or self.closed, timeout)
             return self.version
 
     def online(self) -> list[BoardView]:

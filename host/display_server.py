@@ -75,8 +75,7 @@ class DisplayServer:
 
     def stop(self) -> None:
         self.stopping.set()
-        with self.hall._changed:  # wake the event streams so they end
-            self.hall._changed.notify_all()
+        self.hall.close()  # the event streams see ``stopping`` and end at once
         self.httpd.shutdown()
         self.httpd.server_close()
 

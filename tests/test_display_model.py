@@ -105,3 +105,16 @@ def test_replies_reach_the_command_that_waits_for_them():
     assert got == []
     hall.feed("arbiter/b1/cmd/reply", b'{"ok": true, "cmd": "confirm", "id": "display-1"}')
     assert got == [{"ok": True, "cmd": "confirm", "id": "display-1"}]
+
+
+def test_closing_the_hall_releases_its_waiters():
+    """A stopping display closes its hall: the event streams waiting on it end now, not at
+    their next heartbeat."""
+    import threading
+    hall = Hall()
+    released = threading.Event()
+    waiter = threading.Thread(target=lambda: (hall.wait(hall.version, 60.0), released.set()), daemon=True)
+    waiter.start()
+    assert not released.wait(0.2)  # nothing changed: it waits
+    hall.close()
+    assert released.wait(10.0), "close() left a waiter waiting for its timeout"
