@@ -12,6 +12,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -65,9 +66,16 @@ def test_demo_serves_the_display_and_stops_cleanly_on_ctrl_c(tmp_path):
             if re.match(r"demo-pylos:\s+3\. ", line):
                 break
         assert any(f"web display http://127.0.0.1:{port}/" in line for line in lines), "".join(lines)
-        boards = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/boards", timeout=10))
-        assert [b["board"] for b in boards["boards"]] == ["demo-pylos"] and boards["link"]["connected"]
-        assert boards["boards"][0]["turn"] >= 3
+        # The terminal line is printed as the daemon referees the turn; the display hears of it
+        # over MQTT a moment later, so the page is asked until it has caught up.
+        deadline = time.monotonic() + 15
+        while True:
+            boards = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/api/boards", timeout=10))
+            assert [b["board"] for b in boards["boards"]] == ["demo-pylos"] and boards["link"]["connected"]
+            if boards["boards"][0]["turn"] >= 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.1)
+        assert boards["boards"][0]["turn"] >= 3, boards
         demo.send_signal(signal.SIGINT)
         out, err = demo.communicate(timeout=30)
     finally:
