@@ -202,26 +202,33 @@ def test_a_calibration_for_another_board_or_game_is_refused(calibrations):
 
 
 def test_adapting_to_light_that_dims_slowly(calibrations):
-    """50 frames while the light fades to a third: adapting readings stay right."""
+    """50 frames while the light fades to a third: adapting readings stay right, and read as
+    much as the calibrated colours alone do on the same frames."""
     cal = calibrations["sparks", "bright"]
     rec = Recognizer(PYRAMID, calibration=cal, adapt=True)
+    fixed = Recognizer(PYRAMID, calibration=cal, adapt=False)
     rng = random.Random(21)
     positions = [random_position("sparks", rng, rng.randint(5, 25)) for _ in range(5)]
     c: Counter = Counter()
+    plain: Counter = Counter()
     for k in range(50):
         f = k / 49
         light = Lighting((0.2, -0.2, 0.95), (1.0, 1.0, 1.0), 1.5 * (1 - 0.67 * f), 0.45 * (1 - 0.67 * f))
         cells = positions[k // 10]
-        c += tally(rec, [(shot(PYRAMID_SET, cells, light, rng), cells)])
-    assert c["wrong"] == 0, c
+        frame = [(shot(PYRAMID_SET, cells, light, rng), cells)]
+        c += tally(rec, frame)
+        plain += tally(fixed, frame)
+    assert c["wrong"] == 0 and plain["wrong"] == 0, (c, plain)
     assert c["right"] >= ADAPT_FLOOR * (c["right"] + c["unknown"]), c
+    assert c["right"] >= 0.98 * plain["right"], (c, plain)
     for k, v in rec.palette.current.items():
         assert np.all(np.abs(v - rec.palette.base[k]) <= ADAPT_BOUND + 1e-9)
 
 
-#: share of positions read right over the dimming run (measured 0.587, as without adapting:
-#: colours relative to the plate already take the light's strength out)
-ADAPT_FLOOR = 0.55
+#: share of positions read right over the dimming run (measured 0.52, as without adapting:
+#: colours relative to the plate already take the light's strength out; 0.587 before base
+#: balls showing under 30 % of themselves behind balls of other colours were left `?`)
+ADAPT_FLOOR = 0.5
 
 
 def test_unsure_or_wrong_frames_cannot_walk_the_colours_away(calibrations):

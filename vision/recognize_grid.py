@@ -34,6 +34,18 @@ TILE_TOLERANCE = 0.3
 #: border darker than that wood is a black plate in good light (black plates vary a lot in
 #: how dark they are), not a white one in shadow
 WHITE_LIGHT = 0.3
+#: a bare border is the wood, lit as the wood next to it is except where the tile's shadow
+#: falls (one or two sides at most): at least a quarter of it must be lit this much. All
+#: round darker than that, it is a black plate in warm light, not wood in shade
+BARE_LIGHT = 0.35
+#: nor may a bare border be lit more than this, as a median, relative to the wood next to it
+#: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
+#: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
+BARE_BRIGHT = 1.1
+#: a sample is glare on a white plate only if it is this much brighter than the wood next to
+#: it and than the open plate: the narrow wood between neighbouring plates and tiles lies in
+#: their shadows, and lit wood beside it is brighter than that, not white
+GLARE = 1.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,7 +171,7 @@ def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
-                 albedo: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+                 albedo: dict[str, np.ndarray], plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
@@ -168,8 +180,10 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     enough to see it (s at least 0.08), ``w`` light like the wood's (:data:`WHITE_LIGHT`);
     a black plate may be lit up to six times its nominal albedo. A sample much brighter than the wood
     is the white plate even where the camera clips it (a clipped white loses its blue and
-    would pass for wood); another clipped sample does not vote. Returns the winner (index
-    into ``. w b``) and its share of the samples."""
+    would pass for wood; :data:`GLARE`); another clipped sample does not vote. A bare
+    border must be lit like wood on some of it (:data:`BARE_LIGHT`) and no brighter than
+    its wood (:data:`BARE_BRIGHT`), else no one wins.
+    Returns the winner (index into ``. w b``) and its share of the samples."""
     keys = (".", "w", "b")
     surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
     n_cells, n = ring.shape[:2]
@@ -192,13 +206,17 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
     clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
     bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
-    glare = (ring @ LUMA) > 1.3 * (ref @ LUMA)[:, None]
+    glare = (ring @ LUMA) > GLARE * np.maximum(ref @ LUMA, float(plate @ LUMA))[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
     voting = ok & ((clear & bright_enough & ~clipped) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1)
+    share = votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1)
+    bare = voting & (best == keys.index("."))
+    middle, lit = percentiles(pick(light), bare, [50, 75])
+    share = np.where((win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT)), 0.0, share)
+    return win, share
 
 
 def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
@@ -231,7 +249,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ref, _ = local_wood(wood, ok_w, plate)
     colour, share = _tile_colours(tile, ok_t, ref, protos)
     tile_median = median_rgb(tile, ok_t)
-    ctrl, cshare = _controllers(ring, ok_b, tile_median, ref, albedo)
+    ctrl, cshare = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
         if ok_w[i].sum() < 8 or ok_t[i].sum() < 10:
