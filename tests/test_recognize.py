@@ -146,6 +146,12 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 601428, "1d1", "L"),  # a stained ball in bright light
     (GRID, 900969, "e1", "Gw"),     # a black plate, lit, that is grey: not a white one in shadow
     (GRID, 900406, "b5", "B."),     # markers that pin the pose down too loosely for the border
+    (PYRAMID, 600358, "1c2", "L"),  # a sliver of an empty hollow between balls
+    (PYRAMID, 600739, "1d4", "W"),  # a sliver of a black ball behind a white one
+    (PYRAMID, 601604, "1b3", "B"),  # a sliver of a white ball behind black ones
+    (GRID, 700437, "b2", "B."),     # a black plate in warm light, dark all round: not wood in shade
+    (GRID, 700895, "i6", "B."),     # a white plate tinted by the blur, brighter than its wood
+    (GRID, 700635, "c4", "Gw"),     # lit bare wood beside shaded narrow wood: not glare on white
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position

@@ -203,6 +203,6 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
             continue
         hiding = np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)
         if r.code in LIGHT or any(readings[int(j)].code != r.code for j in hiding):
-            out[i] = Reading("?", f"ball?, too little of it in view ({r.seen:.0%}) behind other colours", r.p,
-                             r.shares)
+            out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) of a light ball or behind other colours",
+                             r.p, r.shares)
     return out

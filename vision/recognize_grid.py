@@ -171,7 +171,7 @@ def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
-                 albedo: dict[str, np.ndarray], plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                 albedo: dict[str, np.ndarray], plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
@@ -182,8 +182,8 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     is the white plate even where the camera clips it (a clipped white loses its blue and
     would pass for wood; :data:`GLARE`); another clipped sample does not vote. A bare
     border must be lit like wood on some of it (:data:`BARE_LIGHT`) and no brighter than
-    its wood (:data:`BARE_BRIGHT`), else no one wins.
-    Returns the winner (index into ``. w b``) and its share of the samples."""
+    its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
+    the samples, and where a bare border won but is not lit like wood."""
     keys = (".", "w", "b")
     surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
     n_cells, n = ring.shape[:2]
@@ -212,11 +212,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     voting = ok & ((clear & bright_enough & ~clipped) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    share = votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1)
-    bare = voting & (best == keys.index("."))
-    middle, lit = percentiles(pick(light), bare, [50, 75])
-    share = np.where((win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT)), 0.0, share)
-    return win, share
+    middle, lit = percentiles(pick(light), voting & (best == keys.index(".")), [50, 75])
+    unlit = (win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT))
+    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit
 
 
 def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
@@ -249,7 +247,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ref, _ = local_wood(wood, ok_w, plate)
     colour, share = _tile_colours(tile, ok_t, ref, protos)
     tile_median = median_rgb(tile, ok_t)
-    ctrl, cshare = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
+    ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
         if ok_w[i].sum() < 8 or ok_t[i].sum() < 10:
@@ -266,6 +264,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"the markers pin the border down to ±{geo.loose[i]:.0%} of its width only")
         elif float(ref[i].max()) > 0.9:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
+        elif unlit[i]:
+            out[name] = CellReading(c + "?", "controller unclear: the border looks bare but is not lit like the wood "
+                                              "next to it")
         elif cshare[i] < SHARE:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
         else:
