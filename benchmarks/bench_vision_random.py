@@ -6,7 +6,10 @@ JPEG and, in a third of the frames, a hand over the board.
 Figures: frames with a pose, characters right / unknown / wrong, boards read whole; every
 confident wrong reading is listed on stderr (frame seed, position, read, truth, why) so it
 can be rendered again with ``vision.recognize_train.scenes(board, Random(seed), 1)``.
-The seeds are held out: the thresholds were chosen on other frames (docs/vision.md).
+The seeds are held out: the thresholds were chosen on other frames (docs/vision.md). The
+earlier held-out sets (seeds 800000 and 900000 on) were studied frame by frame once their
+misreadings were known, so they are held out no longer; each such change moves the
+benchmark to seeds no rule was looked at on.
 Frames are spread over the machine's cores.
 """
 
@@ -27,7 +30,7 @@ from vision.recognize_train import scenes
 from vision.score import score
 
 #: board -> (first seed, frames in a full run)
-SETS = {"pyramid-4": (800_000, 3000), "grid-9": (900_000, 1500)}
+SETS = {"pyramid-4": (1_000_000, 3000), "grid-9": (1_100_000, 1500)}
 HANDS = 0.35
 _recognizers: dict = {}
 

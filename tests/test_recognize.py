@@ -152,6 +152,7 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (GRID, 700437, "b2", "B."),     # a black plate in warm light, dark all round: not wood in shade
     (GRID, 700895, "i6", "B."),     # a white plate tinted by the blur, brighter than its wood
     (GRID, 700635, "c4", "Gw"),     # lit bare wood beside shaded narrow wood: not glare on white
+    (GRID, 1100306, "c8", "G."),    # a white plate brighter than its wood, not than the open plate
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position

@@ -44,7 +44,8 @@ BARE_LIGHT = 0.35
 BARE_BRIGHT = 1.1
 #: a sample is glare on a white plate only if it is this much brighter than the wood next to
 #: it and than the open plate: the narrow wood between neighbouring plates and tiles lies in
-#: their shadows, and lit wood beside it is brighter than that, not white
+#: their shadows, and lit wood beside it is brighter than that, not white. A sample brighter
+#: than its wood by this but not than the open plate does not vote
 GLARE = 1.3
 
 
@@ -206,10 +207,12 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
     clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
     bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
-    glare = (ring @ LUMA) > GLARE * np.maximum(ref @ LUMA, float(plate @ LUMA))[:, None]
+    lum = ring @ LUMA
+    bright = lum > GLARE * (ref @ LUMA)[:, None]
+    glare = lum > GLARE * np.maximum(ref @ LUMA, float(plate @ LUMA))[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
-    voting = ok & ((clear & bright_enough & ~clipped) | glare)
+    voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
     middle, lit = percentiles(pick(light), voting & (best == keys.index(".")), [50, 75])
