@@ -43,7 +43,8 @@ class Daemon:
 
     def __init__(self, config: Config, rules: Rules, source: Source, *, recorder: Recorder,
                  link: Any | None = None, status_out: TextIO | None = None,
-                 clock_now: Callable[[], Any] | None = None, debug: Any | None = None):
+                 clock_now: Callable[[], Any] | None = None, debug: Any | None = None,
+                 stop: threading.Event | None = None):
         self.config, self.source = config, source
         self.recorder, self.link = recorder, link
         #: the debug-capture sink (host/debug_capture.py), told of every event; None: no captures
@@ -60,7 +61,8 @@ class Daemon:
         self._watch = self._new_watch()
         self._by_command = False  # the current game was started by a new-game command
         self.game_id: int | None = None
-        self.stop_requested = threading.Event()
+        #: set to end :meth:`run` (``stop``: an event shared with the caller, as the demo's Ctrl-C)
+        self.stop_requested = threading.Event() if stop is None else stop
         #: why the source stopped working (the daemon then exits with status 1)
         self.source_failed: str | None = None
         self._items: queue.Queue = queue.Queue(maxsize=1000)

@@ -245,8 +245,7 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
             frames = cameras.observations(sim) if cameras is not None else sim.stream()
             daemon = Daemon(config, rules, Source(f"sim:{board}", _until_answered(frames, lambda: daemon, stop),
                                                   finite=True, speed=args.speed),
-                            recorder=recorder_for, link=link)
-            daemon.stop_requested = stop  # Ctrl-C stops the daemon's loop as it stops the demo
+                            recorder=recorder_for, link=link, stop=stop)  # Ctrl-C stops its loop too
             listener.daemons[board] = daemon
             daemon.run()
             _deliver(link, recorder_for, stop)
