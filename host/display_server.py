@@ -193,9 +193,9 @@ class _Handler(BaseHTTPRequestHandler):
             length = -1
         if not 0 <= length <= MAX_BODY:
             self.close_connection = True  # the body is not read: this connection cannot go on
-            return self._json(413 if length > MAX_BODY else 400, {"ok": False, "error": (
-                f"command too large ({length} bytes, {MAX_BODY} at most)" if length > MAX_BODY
-                else "the request's Content-Length is not a number of bytes")})
+            if length > MAX_BODY:
+                return self._json(413, {"ok": False, "error": f"command too large ({length} bytes, {MAX_BODY} at most)"})
+            return self._json(400, {"ok": False, "error": "the request's Content-Length is not a number of bytes"})
         try:
             body = json.loads(self.rfile.read(length) or b"null")
         except ValueError as exc:

@@ -5,6 +5,7 @@ that replays."""
 from __future__ import annotations
 
 import json
+import threading
 
 from host.display_model import Hall
 from host.games import rules_for
@@ -110,7 +111,6 @@ def test_replies_reach_the_command_that_waits_for_them():
 def test_closing_the_hall_releases_its_waiters():
     """A stopping display closes its hall: the event streams waiting on it end now, not at
     their next heartbeat."""
-    import threading
     hall = Hall()
     released = threading.Event()
     waiter = threading.Thread(target=lambda: (hall.wait(hall.version, 60.0), released.set()), daemon=True)
