@@ -4,10 +4,11 @@ colour from its samples, then the support rules.
 
 Positions are read top-down (level 4 first): a sample counts only where no ball that may be
 present hides it. A position is reported only when the model is sure (thresholds chosen on
-rendered frames so that none was confidently wrong); otherwise it is ``?``. The support
-rules close the reading: a ball seen over a support read empty makes both unknown, a
-position over a support read empty is empty (nothing floats), and a ball whose supports are
-not all seen as balls (or hidden under it) is unknown.
+rendered frames so that none was confidently wrong); otherwise it is ``?``. A base ball
+seen only as a sliver, light or behind balls of other colours, is ``?`` too
+(:func:`slivers`). The support rules close the reading: a ball seen over a support read
+empty makes both unknown, a position over a support read empty is empty (nothing floats),
+and a ball whose supports are not all seen as balls (or hidden under it) is unknown.
 """
 
 from __future__ import annotations

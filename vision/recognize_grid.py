@@ -207,9 +207,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
     clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
     bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
-    lum = ring @ LUMA
-    bright = lum > GLARE * (ref @ LUMA)[:, None]
-    glare = lum > GLARE * np.maximum(ref @ LUMA, float(plate @ LUMA))[:, None]
+    lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
+    bright = lum > GLARE * ref_lum
+    glare = lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
