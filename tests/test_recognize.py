@@ -149,7 +149,8 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 600358, "1c2", "L"),  # a sliver of an empty hollow between balls
     (PYRAMID, 600739, "1d4", "W"),  # a sliver of a black ball behind a white one
     (PYRAMID, 601604, "1b3", "B"),  # a sliver of a white ball behind black ones
-    (GRID, 700437, "b2", "B."),     # a black plate in warm light, dark all round: not wood in shade
+    (GRID, 700437, "b2", "B."),     # a black plate taken for bare wood lit brighter than its wood
+    (GRID, 900366, "g3", "B."),     # a black plate in warm light, dark all round: not wood in shade
     (GRID, 700895, "i6", "B."),     # a white plate tinted by the blur, brighter than its wood
     (GRID, 700635, "c4", "Gw"),     # lit bare wood beside shaded narrow wood: not glare on white
     (GRID, 1100306, "c8", "G."),    # a white plate brighter than its wood, not than the open plate
