@@ -6,7 +6,8 @@ Positions are read top-down (level 4 first): a sample counts only where no ball 
 present hides it. A position is reported only when the model is sure (thresholds chosen on
 rendered frames so that none was confidently wrong); otherwise it is ``?``. A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
-(:func:`slivers`). The support rules close the reading: a ball seen over a support read
+(:func:`slivers`), and so is a ball above the base seen little and in line with a lower
+ball that may be what is seen (:func:`lookalikes`). The support rules close the reading: a ball seen over a support read
 empty makes both unknown, a position over a support read empty is empty (nothing floats),
 and a ball whose supports are not all seen as balls (or hidden under it) is unknown.
 """
@@ -27,6 +28,8 @@ from .recognize_pyramid import Geometry, Layout
 
 #: balls of the plate's lightness, told from it by shading alone
 LIGHT = "LW"
+#: balls of the plate's own wood
+WOODEN = "L"
 HIDDEN = "not enough of it in view"
 
 
@@ -49,6 +52,13 @@ class Thresholds:
     #: a ball on the base showing less of itself than this is a sliver (:func:`slivers`):
     #: every base place read wrong on 3,000 tuning frames showed 0.28 or less
     base_share: float = 0.3
+    #: ... a light wooden one, less than this: empty hollows between balls were read as
+    #: light wood at 0.31 to 0.38 in view on fresh frames
+    wooden_base_share: float = 0.4
+    #: a light ball above the base showing less of itself than this, in line with a lower
+    #: ball behind it that may be of its colour, may be that ball seen through an empty place
+    #: (:func:`lookalikes`); every upper place read as a ball wrongly showed 0.5 or less
+    upper_alone: float = 0.55
     #: fewer usable body samples than this: not read
     min_samples: int = 8
     #: a position whose image the pose pins down more loosely than this (one standard
@@ -106,8 +116,8 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     light wood) must also be brighter on top than at its sides (``up``) and not much darker
     in the middle than at the edge (``centre_edge``, log): only its shading tells it from
     the plate, so the model alone is not trusted there. An empty place must not be shaded
-    like a ball, and a ball above the base must be seen over much of its surface (else it
-    may be the balls under it showing through)."""
+    like a ball, and a ball above the base must be seen over
+    much of its surface (else it may be the balls under it showing through)."""
     up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
@@ -187,7 +197,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                              int(layout.levels[i]), letters, th, colour_rule)
             readings[int(i)] = replace(reading, seen=float(batch.x[j, 0]))
             maybe[i] = readings[int(i)].code != "."
-    readings = slivers(layout, geo, readings, maybe, th)
+    readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
 
 
@@ -197,13 +207,38 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
     neighbours or the balls above, stays read only if it is dark and every ball hiding it
     was read in its colour. A sliver of an empty hollow between balls is shaded like a
     sliver of a light ball, and a sliver of a black ball behind a red one takes on the red
-    in the blur; behind balls of its own colour, a sliver can only be that colour."""
+    in the blur; behind balls of its own colour, a sliver can only be that colour. A light
+    wooden ball, the plate's own wood, is a sliver below ``th.wooden_base_share``."""
     out = dict(readings)
     for i, r in readings.items():
-        if layout.levels[i] != 1 or r.code in "?.#" or not r.seen < th.base_share:
+        if layout.levels[i] != 1 or r.code in "?.#":
+            continue
+        if not r.seen < (th.wooden_base_share if r.code in WOODEN else th.base_share):
             continue
         hiding = np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)
         if r.code in LIGHT or any(readings[int(j)].code != r.code for j in hiding):
             out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) of a light ball or behind other colours",
                              r.p, r.shares)
+    return out
+
+
+def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A light ball above the base showing less than ``th.upper_alone`` of itself is unknown
+    when a lower ball lies right behind it in the view (:attr:`Geometry.behind`) that is
+    unknown or read in the same colour: with the place empty, that ball and the plate
+    between the balls would fill much the same pixels, and a light ball is told from the
+    plate by shading alone. Seen from the side, a level-2 place lines up with the base ball
+    behind it. (Every such misreading on rendered frames was of a light ball; dark balls
+    are left alone, which keeps most upper balls of an oblique camera.) A ball read resting
+    on it settles the doubt: then it is there."""
+    out = dict(readings)
+    for i, r in readings.items():
+        if layout.levels[i] == 1 or r.code not in LIGHT or not r.seen < th.upper_alone:
+            continue
+        if any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports)):
+            continue
+        alike = [layout.names[j] for j in geo.behind[i] if readings[j].code in (r.code, "?")]
+        if alike:
+            out[i] = Reading("?", f"ball?, {r.seen:.0%} in view in line with {alike[0]} behind it, which may be "
+                             "what is seen", r.p, r.shares)
     return out

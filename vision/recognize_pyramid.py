@@ -9,7 +9,8 @@ arithmetic (a camera on a stand keeps its pose; :class:`Geometry` is reused whil
   would meet behind it if the position were empty (``beyond``);
 - outline samples: just inside and just outside the silhouette a ball there would have;
 - under samples (base positions): the ring of plate just outside the hollow's rim that a
-  ball would hide.
+  ball would hide;
+- for positions above the base, the lower balls seen right behind them (``behind``).
 
 Which spheres may be present is decided level by level at read time, so occlusion is kept
 as a matrix (sample x sphere) and reduced with the current "may be present" mask.
@@ -117,6 +118,9 @@ class Geometry:
     #: how loosely the markers pin each position's image down: the pose's spread there
     #: (:meth:`Pose.spread`, one standard deviation) over the ball's radius in pixels
     loose: np.ndarray
+    #: per position above the base, the lower positions whose ball would be seen right behind
+    #: its ball (image centres less than a radius apart, farther from the camera)
+    behind: tuple[tuple[int, ...], ...]
 
     @classmethod
     def of(cls, layout: Layout, pose: Pose) -> Geometry:
@@ -163,7 +167,16 @@ class Geometry:
         depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
         loose = pose.spread(layout.centres) / (pose.focal * r / depth)
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden, loose)
+                   under, under_ok, under_hidden, loose, cls._behind(layout, pose, depth))
+
+    @staticmethod
+    def _behind(layout: Layout, pose: Pose, depth: np.ndarray) -> tuple[tuple[int, ...], ...]:
+        centres = pose.project(layout.centres)
+        radius = pose.focal * layout.radius / depth
+        apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1))
+        return tuple(tuple(int(j) for j in np.flatnonzero((layout.levels < layout.levels[i]) & (depth > depth[i])
+                                                           & (apart[i] < radius[i])))
+                     for i in range(len(layout.names)))
 
     @staticmethod
     def _outlines(layout: Layout, eye: np.ndarray, add) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
