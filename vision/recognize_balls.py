@@ -6,10 +6,11 @@ Positions are read top-down (level 4 first): a sample counts only where no ball 
 present hides it. A position is reported only when the model is sure (thresholds chosen on
 rendered frames so that none was confidently wrong); otherwise it is ``?``. A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
-(:func:`slivers`), and so is a ball above the base seen little and in line with a lower
-ball that may be what is seen (:func:`lookalikes`). The support rules close the reading: a ball seen over a support read
-empty makes both unknown, a position over a support read empty is empty (nothing floats),
-and a ball whose supports are not all seen as balls (or hidden under it) is unknown.
+(:func:`slivers`), and so is a light ball above the base seen little and in line with a
+lower ball that may be what is seen (:func:`lookalikes`). The support rules close the
+reading: a ball seen over a support read empty makes both unknown, a position over a
+support read empty is empty (nothing floats), and a ball whose supports are not all seen
+as balls (or too little in view to be read) is unknown.
 """
 
 from __future__ import annotations
@@ -47,8 +48,9 @@ class Thresholds:
     #: an empty reading is refused when the place is shaded like a ball: up and fit above these
     empty_up: float = 0.5
     empty_fit: float = 0.75
-    #: the least share of its facing surface a ball above the base must show
-    upper_share: float = 0.4
+    #: the least share of its facing surface a ball above the base must show: every empty
+    #: place above the base read as a ball on rendered frames showed 0.5 or less
+    upper_share: float = 0.5
     #: a ball on the base showing less of itself than this is a sliver (:func:`slivers`):
     #: every base place read wrong on 3,000 tuning frames showed 0.28 or less
     base_share: float = 0.3
@@ -80,6 +82,9 @@ class Reading:
     colour: tuple[float, ...] = ()
     #: the share of its facing surface in view (not hidden by balls that may be present)
     seen: float = math.nan
+    #: ``?`` only because too little of it was in view: a ball read resting on it is not
+    #: doubted for that (:func:`settle`)
+    glimpsed: bool = False
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -121,12 +126,12 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
-        return Reading("?", HIDDEN, probs)
+        return Reading("?", HIDDEN, probs, glimpsed=True)
     if probs[2] > th.hand:
         return Reading("?", "hand?", probs, shares)
     if probs[1] >= th.ball:
         if level > 1 and share < th.upper_share:
-            return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares)
+            return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares, glimpsed=True)
         code, why = (colour_rule or colour_of)(colour, letters)
         if code in LIGHT and (up < th.light_up or centre_edge < th.light_centre):
             return Reading("?", f"light, but not shaded like a ball (up {up:.2f}, centre {centre_edge:.2f})",
@@ -159,10 +164,11 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
             elif out[i].code == "?":
                 out[i] = Reading(".", "support rules: a support is empty", out[i].p)
                 changed = True
-    # a ball is only as sure as its supports: each must be seen as a ball, or be hidden
+    # a ball is only as sure as its supports: each must be seen as a ball, or be ``?`` only
+    # for being seen too little
     for i in order:
         sup = layout.supports[i]
-        if sup and out[i].code in ball and not all(out[j].code in ball or out[j].why == HIDDEN for j in sup):
+        if sup and out[i].code in ball and not all(out[j].code in ball or out[j].glimpsed for j in sup):
             out[i] = Reading("?", "support rules: a support is not seen", out[i].p)
     return out
 
@@ -218,7 +224,7 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
         hiding = np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)
         if r.code in LIGHT or any(readings[int(j)].code != r.code for j in hiding):
             out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) of a light ball or behind other colours",
-                             r.p, r.shares)
+                             r.p, r.shares, seen=r.seen, glimpsed=True)
     return out
 
 
@@ -240,5 +246,5 @@ def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: 
         alike = [layout.names[j] for j in geo.behind[i] if readings[j].code in (r.code, "?")]
         if alike:
             out[i] = Reading("?", f"ball?, {r.seen:.0%} in view in line with {alike[0]} behind it, which may be "
-                             "what is seen", r.p, r.shares)
+                             "what is seen", r.p, r.shares, seen=r.seen, glimpsed=True)
     return out
