@@ -20,7 +20,8 @@ from host.cli import main as arbiter
 from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
-from vision.recognize_balls import Reading, Thresholds, lookalikes, settle
+from vision.recognize_balls import Reading, Thresholds, decide, lookalikes, settle
+from vision.recognize_features import NAMES
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import scenes
 from vision.score import score
@@ -194,6 +195,22 @@ def test_support_rules():
     r[index["2b1"]] = Reading("W", "seen")
     out = settle(layout, r, "WBR")
     assert out[index["2a1"]].code == "W" and out[index["2b1"]].code == "?"
+
+
+def test_a_ball_above_the_base_must_show_half_of_itself():
+    """Less than that, it may be the balls under it showing through: ``?``, and a ball
+    resting on it is not doubted for that (``glimpsed``)."""
+    black = np.array([-4.0, -3.5, 0.0, 0.0, 0.2, 0.0])  # level, q90, rg, bg, red, outside
+
+    def read(share: float, level: int) -> Reading:
+        x = np.zeros(len(NAMES))
+        x[0], x[3] = share, 0.9
+        return decide(np.array([0.0, 1.0, 0.0]), {}, black, x, 40, level, "WBR", Thresholds())
+
+    assert read(0.55, 2).code == "B" and read(0.55, 3).code == "B"
+    low = read(0.45, 2)
+    assert low.code == "?" and "too little of it in view (45%)" in low.why and low.glimpsed
+    assert read(0.2, 1).code == "B"  # on the base, slivers are judged by their neighbours
 
 
 def test_a_light_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():

@@ -41,8 +41,8 @@ class Thresholds:
     ball: float = 0.99
     empty: float = 0.99
     #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
-    #: fresh frames. (Higher above the base too, an unsure place there would hide the balls
-    #: under it from their reading.)
+    #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
+    #: balls under it from their own reading.)
     base_empty: float = 0.997
     hand: float = 0.03
     #: the least upward shading slope (per unit normal, relative to the mean) of a light ball
