@@ -25,6 +25,14 @@ class BrokerStartError(RuntimeError):
     """The embedded broker could not start (most often: the port is taken)."""
 
 
+class _StartupTraceback(logging.Filter):
+    """Drops amqtt's own traceback of a failed start: :class:`BrokerStartError` says what
+    went wrong in one line, and a traceback on stderr reads as a crash."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not str(record.msg).startswith("Broker startup failed")
+
+
 def broker_config(host: str, port: int) -> dict[str, Any]:
     """amqtt 0.12's configuration: one TCP listener, anonymous clients, no topic checks,
     no $SYS publishing and no packet logging."""
@@ -183,7 +191,13 @@ class EmbeddedBroker:
 
     async def _start_broker(self) -> None:
         self._broker = _broker_class()(broker_config(self.host, self.port))
-        await self._broker.start()
+        quiet = _StartupTraceback()
+        amqtt_log = logging.getLogger("amqtt.broker")
+        amqtt_log.addFilter(quiet)
+        try:
+            await self._broker.start()
+        finally:
+            amqtt_log.removeFilter(quiet)
 
     @staticmethod
     async def _shutdown(broker: Any, timeout: float) -> None:

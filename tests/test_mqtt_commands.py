@@ -5,6 +5,7 @@ start-up error when its port is taken."""
 from __future__ import annotations
 
 import json
+import logging
 import socket
 
 import pytest
@@ -257,7 +258,9 @@ def test_memory_outbox() -> None:
 # -- the embedded broker
 
 
-def test_the_embedded_broker_says_when_its_port_is_taken() -> None:
+def test_the_embedded_broker_says_when_its_port_is_taken(caplog) -> None:
+    """One clear error, and no traceback from amqtt's own log (it reads as a crash)."""
+    caplog.set_level(logging.DEBUG)
     with socket.socket() as holder:
         holder.bind(("127.0.0.1", 0))
         holder.listen()
@@ -269,6 +272,7 @@ def test_the_embedded_broker_says_when_its_port_is_taken() -> None:
         link = MqttLink(board_id="b", embedded_port=port, token="t")
         with pytest.raises(BrokerStartError, match="already in use"):
             link.start()
+    assert not [r for r in caplog.records if r.exc_info], [r.getMessage() for r in caplog.records if r.exc_info]
     with pytest.raises(ValueError, match="port must be 1..65535"):
         EmbeddedBroker(port=0)
 
