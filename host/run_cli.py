@@ -20,6 +20,7 @@ def run_daemon(args: Any) -> int:
         config = load(args.config)
         if args.board_id:
             config = type(config)(**{**config.__dict__, "board_id": args.board_id})
+        _check_board_id(config.board_id)
         rules = build_rules(config, args.game, args.variant)
         configured_rules(config, rules)  # checks games and the other games' configuration before anything opens
         spec = args.source or config.source["spec"]
@@ -55,6 +56,17 @@ def run_daemon(args: Any) -> int:
         if link is not None:
             link.stop()
         recorder.close()
+
+
+def _check_board_id(board_id: str) -> None:
+    """The board id names the board in MQTT topics, the database and the display's address,
+    so it is checked even when MQTT is off: a board recorded under an id MQTT refuses could
+    not be switched on later."""
+    from .mqtt_topics import check_board_id
+    try:
+        check_board_id(board_id)
+    except ValueError as exc:
+        raise ConfigError(f"board_id: {exc}") from None
 
 
 def _display(config: Any, args: Any, link: Any) -> Any:

@@ -64,6 +64,7 @@ def test_replay_source_with_bad_lines_is_recorded(tmp_path):
     (["--game", "pylos", "--source", "camera:/nonexistent.mp4"], "no such file or directory"),
     (["--game", "pylos", "--source", "sim:illegal=2"], "illegal"),
     (["--game", "pylos", "--source", "replay:/nonexistent.jsonl"], "no such file"),
+    (["--game", "pylos", "--source", "sim:", "--board-id", "table/3"], "board_id: board id 'table/3' cannot be"),
 ])
 def test_bad_start_up_is_refused_with_the_reason(tmp_path, argv, words):
     proc = arbiter("run", *argv, "--db", str(tmp_path / "g.sqlite3"), "--no-mqtt")
