@@ -216,11 +216,13 @@ class Recorder:
     # -- the MQTT outbox -----------------------------------------------------------------
 
     def unsent(self, limit: int = 100) -> list[tuple[int, dict[str, Any]]]:
-        """The oldest events not yet marked sent, in seq order: ``(seq, event JSON)`` where the
-        JSON also carries ``seq`` and ``game_id`` (the recorder's game id)."""
+        """This board's oldest events not yet marked sent, in seq order: ``(seq, event JSON)``
+        where the JSON also carries ``seq`` and ``game_id`` (the recorder's game id). Boards
+        sharing a database each publish only their own."""
         with self._lock:
-            rows = self._db.execute("SELECT seq, game, data FROM events WHERE sent = 0 ORDER BY seq LIMIT ?",
-                                    (int(limit),)).fetchall()
+            rows = self._db.execute("SELECT e.seq, e.game, e.data FROM events e JOIN games g ON g.id = e.game "
+                                    "WHERE e.sent = 0 AND g.board = ? ORDER BY e.seq LIMIT ?",
+                                    (self.board_id, int(limit))).fetchall()
         return [(seq, {**json.loads(data), "seq": seq, "game_id": game}) for seq, game, data in rows]
 
     def mark_sent(self, seq: int) -> bool:

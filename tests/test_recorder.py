@@ -333,6 +333,25 @@ def test_outbox_returns_unsent_events_in_order_and_marks_one_at_a_time(db):
         assert rec.mark_sent(seqs[4]) is False
 
 
+def test_boards_sharing_a_database_each_send_only_their_own_events(db):
+    """Two daemons on one database (a tournament's): neither publishes the other's events
+    under its own board's topics."""
+    rules = rules_for("pylos")
+    with Recorder(db, board_id="table-1") as one, Recorder(db, board_id="table-2") as two:
+        g1, g2 = one.start_game(rules, rules.start()), two.start_game(rules, rules.start())
+        first = [one.record(g1, move) for move in _moves(rules, 2, seed=1)]
+        second = [two.record(g2, move) for move in _moves(rules, 3, seed=2)]
+        assert [s for s, _ in one.unsent()] == first and {e["game_id"] for _, e in one.unsent()} == {g1}
+        assert [s for s, _ in two.unsent()] == second
+        assert one.mark_sent(first[0]) and [s for s, _ in one.unsent()] == first[1:]
+        assert [s for s, _ in two.unsent()] == second
+
+
+def _moves(rules, count: int, seed: int) -> list[Event]:
+    game = Game(rules, rules.start(), seed=seed)
+    return [game.move() for _ in range(count)]
+
+
 def test_threads_share_one_recorder(db):
     """The daemon records on its main thread while paho's thread marks events sent."""
     rules = rules_for("pylos")
