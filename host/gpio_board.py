@@ -337,4 +337,4 @@ def open_gpio_source(spec: str, rules: Any, gpio_config: Mapping[str, Any], pin_
     except Exception as exc:  # gpiozero: no pin library (not a Pi), a pin in use, no permission
         raise SourceError(f"gpio: cannot open the pins: {type(exc).__name__}: {exc}") from None
     from .sources import Source
-    return Source(spec, board.items(), pins.coverage, board=board)
+    return Source(spec, board.items(), pins.coverage, board=board, wall_clock=True)

@@ -34,6 +34,11 @@ class Source:
     camera: Any = None
     #: the board's own lights (a controller's strip, a Pi's LEDs): ``show(lights)``; None: none
     board: Any = None
+    #: items are stamped with the wall clock (a live camera, reed switches), not with a time
+    #: of their own that starts over when reopened (a log, the simulator, a video file): a
+    #: resumed game does not skip them by time, as a Pi without a battery-backed clock may
+    #: come back from a reboot with its clock behind the recorded game
+    wall_clock: bool = False
 
     def follow(self, rules: Rules) -> None:
         """The daemon now referees ``rules``: a camera reads that game's colours."""
@@ -97,13 +102,14 @@ def open_source(spec: str, rules: Rules, *, speed: float = 1.0, coverage: str = 
         from .camera_source import open_camera
         cam = open_camera(spec, rules, camera)
         # a live camera delivers in real time; a video file or directory plays at ``speed``
-        return Source(spec, cam, cover, finite=not cam.spec.live, speed=0.0 if cam.spec.live else speed, camera=cam)
+        return Source(spec, cam, cover, finite=not cam.spec.live, speed=0.0 if cam.spec.live else speed, camera=cam,
+                      wall_clock=cam.spec.live)
     if kind == "serial":
         if not rest:
             raise SourceError("serial: needs the controller's port, e.g. serial:/dev/ttyUSB0")
         from .serial_source import SerialBoard
         board = SerialBoard(rest, rules)
-        return Source(spec, board.items(), BASE_HOLLOWS, board=board)
+        return Source(spec, board.items(), BASE_HOLLOWS, board=board, wall_clock=True)
     if kind == "gpio":
         from .gpio_board import open_gpio_source
         # the daemon drives the Pi's LEDs and buzzer itself, unless none are wired
@@ -124,4 +130,4 @@ def _fused(spec: str, rules: Rules, speed: float, camera: Mapping[str, Any] | No
     switches = open_source(switches_spec, rules, speed=speed, gpio=gpio)
     cam = open_source(camera_spec, rules, speed=speed, camera=camera)
     return Source(spec, Fusion(cam.items, switches.items), None, finite=False, speed=0.0,
-                  camera=cam.camera, board=switches.board)
+                  camera=cam.camera, board=switches.board, wall_clock=True)

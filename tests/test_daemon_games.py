@@ -479,3 +479,28 @@ def test_the_documented_configuration_is_valid_and_complete():
     for section, keys in SCHEMA.items():
         documented = example if section is None else example.get(section, {})
         assert set(keys) <= set(documented), f"[{section}] keys missing from the example"
+
+
+# -- resuming after a reboot --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wall_clock", [True, False])
+def test_a_live_source_is_not_skipped_when_the_clock_comes_back_behind(tmp_path, wall_clock):
+    """A Pi without a battery-backed clock can come back from a reboot with its clock behind
+    the game it recorded. A live source (wall-clock times) is refereed from its first frame;
+    a replayed one (its own times, starting over) skips what the record covers."""
+    sim = simulate_game(PYLOS, random.Random(5), SimConfig(seed=5))
+    cut = sim.truth.turn_times[3] + 0.5
+    ahead = [Observation(o.t + 10_000.0, o.cells) for o in sim.observations if o.t <= cut]
+    config = from_mapping({"board_id": BOARD})
+    with Recorder(tmp_path / "games.sqlite3", board_id=BOARD) as recorder:
+        Daemon(config, PYLOS, Source("before", ahead, finite=True, wall_clock=True), recorder=recorder).run()
+        assert statuses(recorder) == [("pylos", "in-progress", 4)]
+    rest = [o for o in sim.observations if o.t > cut]  # the clock now reads less than before
+    with Recorder(tmp_path / "games.sqlite3", board_id=BOARD) as recorder:
+        Daemon(config, PYLOS, Source("after", rest, finite=True, wall_clock=wall_clock), recorder=recorder).run()
+        if wall_clock:
+            assert statuses(recorder) == [("pylos", "finished", len(sim.truth.turns))]
+            assert recorded(recorder, 1) == ("pylos", truth_positions(sim))
+        else:
+            assert statuses(recorder) == [("pylos", "in-progress", 4)]
