@@ -20,7 +20,7 @@ from host.cli import main as arbiter
 from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
-from vision.recognize_balls import Reading, Thresholds, decide, lookalikes, settle
+from vision.recognize_balls import Reading, Thresholds, decide, lookalikes, red_through, settle
 from vision.recognize_features import NAMES
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import scenes
@@ -162,6 +162,8 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 1200684, "1b3", "L"),  # 38 % in view of an empty hollow: not a light wooden ball
     (PYRAMID, 1401133, "1d1", "."),  # a light wooden ball in shadow: P(empty) 0.9955, not enough
     (PYRAMID, 1401279, "1c1", "."),  # the same, 0.9968
+    (PYRAMID, 1501051, "2c2", "R"),  # an empty level-2 place before a red ball, black ones beside it
+    (PYRAMID, 1502480, "2c2", "R"),  # ... the red ball hidden from its own reading by the place
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position
@@ -234,6 +236,39 @@ def test_a_light_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():
     assert read("W", 0.6, "?") == "W"       # seen enough of it
     assert read("B", 0.5, "B") == "B"       # dark balls are not taken for the plate between balls
     assert read("W", 0.5, "?", on_top="B") == "W"  # a ball rests on it: it is there
+
+
+def test_a_red_upper_ball_must_be_red_all_over():
+    """An empty level-2 place before a red base ball, black balls beside it, reads red; the
+    samples where a ball there would hide the black ones tell (frames 1501051 and 1502480 in
+    test_frames_once_misread show it)."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    i = index["2a1"]
+    body = np.zeros((n, 10), dtype=np.intp)
+    body[i] = np.arange(10)
+    ok = np.zeros((n, 10), dtype=bool)
+    ok[i] = True
+    red, black = (0.5, 0.04, 0.04), (0.012, 0.012, 0.014)
+
+    def read(code: str, pixels, beside: int = 5, letters: str = "WBR") -> str:
+        through = np.zeros((n, 10, n), dtype=bool)
+        through[i, :beside, index["1b1"]] = True  # were 2a1 empty, these samples would show 1b1
+        through[i, beside:, index["1a1"]] = True  # and the rest the ball right behind it
+        geo = SimpleNamespace(body=body, body_ok=ok, hidden=np.zeros((n, 10, n), dtype=bool), through=through)
+        r = {j: Reading("?", "x") for j in range(n)}
+        r[i] = Reading(code, "seen")
+        out = red_through(layout, geo, r, np.array(pixels, dtype=float), np.ones(10, dtype=bool),  # type: ignore[arg-type]
+                          np.ones(n, dtype=bool), np.array([0.5, 0.4, 0.3]), letters, Thresholds())
+        return out[i].code
+
+    assert read("R", [black] * 5 + [red] * 5) == "?"      # black where a ball would hide the black one
+    assert read("R", [red] * 10) == "R"                   # red all over: it is there
+    assert read("R", [red] * 3 + [black] * 2 + [red] * 5) == "R"  # mostly red there (a black edge)
+    assert read("R", [black] * 3 + [red] * 7, beside=3) == "R"    # too few samples there to tell
+    assert read("B", [black] * 5 + [red] * 5) == "B"      # only red balls are checked
+    assert read("R", [black] * 5 + [red] * 5, letters="LD") == "R"  # Pylos has none
 
 
 def blot(image: np.ndarray, cam: Camera, board, keep: set[int]) -> np.ndarray:

@@ -121,6 +121,9 @@ class Geometry:
     #: per position above the base, the lower positions whose ball would be seen right behind
     #: its ball (image centres less than a radius apart, farther from the camera)
     behind: tuple[tuple[int, ...], ...]
+    #: body samples (P x S x P) of positions above the base: the lower spheres the view would
+    #: meet through the sample's point if the position were empty
+    through: np.ndarray
 
     @classmethod
     def of(cls, layout: Layout, pose: Pose) -> Geometry:
@@ -144,6 +147,7 @@ class Geometry:
         face = np.zeros((n, width))
         hidden = np.zeros((n, width, n), dtype=bool)
         beyond = np.zeros((n, width, n), dtype=bool)
+        through = np.zeros((n, width, n), dtype=bool)
         for i in range(n):
             unit = UNIT[facing[:, i]]
             pts = layout.centres[i] + r * unit
@@ -159,6 +163,7 @@ class Geometry:
             beyond[i, :k] = sphere_hits(pts - to_eye * 1e-3, -to_eye, layout.centres, big)
             hidden[i, :, i] = False
             beyond[i, :, i] = False
+            through[i] = beyond[i] & (layout.levels < layout.levels[i])
             beyond[i][:, layout.levels != layout.levels[i]] = False
         inner, outer, outline_hidden = cls._outlines(layout, eye, add)
         under, under_ok, under_hidden = cls._under(layout, eye, add)
@@ -167,7 +172,7 @@ class Geometry:
         depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
         loose = pose.spread(layout.centres) / (pose.focal * r / depth)
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden, loose, cls._behind(layout, pose, depth))
+                   under, under_ok, under_hidden, loose, cls._behind(layout, pose, depth), through)
 
     @staticmethod
     def _behind(layout: Layout, pose: Pose, depth: np.ndarray) -> tuple[tuple[int, ...], ...]:
