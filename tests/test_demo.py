@@ -54,6 +54,22 @@ def test_demo_referees_every_example_and_writes_records_that_replay(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+def test_demo_through_vision_referees_the_pylos_example(tmp_path):
+    """`--camera`: every frame rendered by the synthetic camera and read by vision; the game
+    must still be refereed to the example record."""
+    proc = arbiter("demo", "--camera", "--game", "pylos", "--speed", "0", "--no-browser", "--no-display",
+                   "--dir", str(tmp_path / "demo"), "--mqtt-port", str(free_port()), timeout=600)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert re.search(r"^demo: 1 game, \d+ turns refereed from vision reading rendered camera frames, 1 illegal "
+                     r"move flagged and 1 put right, \d+ questions? answered; 1 of 1 records equal the examples$",
+                     proc.stdout, re.M), proc.stdout[-1500:]
+    listed = re.findall(r"^  (\S+\.pgn)  pylos (\S+), (\d+) turns$", proc.stdout, re.M)
+    assert len(listed) == 1, proc.stdout[-800:]
+    checked = arbiter("replay", listed[0][0], "--json")
+    assert checked.returncode == 0 and json.loads(checked.stdout)["ok"], checked.stdout + checked.stderr
+    assert "Traceback" not in proc.stderr
+
+
 def test_demo_serves_the_display_and_stops_cleanly_on_ctrl_c(tmp_path):
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "host.cli", "demo", "--speed", "1", "--no-browser", "--game",
