@@ -260,7 +260,7 @@ def test_a_red_upper_ball_must_be_red_all_over():
         r = {j: Reading("?", "x") for j in range(n)}
         r[i] = Reading(code, "seen")
         out = red_through(layout, geo, r, np.array(pixels, dtype=float), np.ones(10, dtype=bool),  # type: ignore[arg-type]
-                          np.ones(n, dtype=bool), np.array([0.5, 0.4, 0.3]), letters, Thresholds())
+                          np.ones(n, dtype=bool), letters, Thresholds())
         return out[i].code
 
     assert read("R", [black] * 5 + [red] * 5) == "?"      # black where a ball would hide the black one

@@ -216,7 +216,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             readings[int(i)] = replace(reading, seen=float(batch.x[j, 0]))
             maybe[i] = readings[int(i)].code != "."
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
-    readings = red_through(layout, geo, readings, lin, inside, maybe, plate, letters, th)
+    readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
 
 
@@ -264,8 +264,7 @@ def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: 
 
 
 def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray,
-                inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray, letters: str,
-                th: Thresholds) -> dict[int, Reading]:
+                inside: np.ndarray, maybe: np.ndarray, letters: str, th: Thresholds) -> dict[int, Reading]:
     """A red ball above the base is red all over. Its samples fall into groups by the lower
     balls the view would meet through them were the place empty (or none: the plate between
     balls); with the place empty, each group would show its own ball or gap. When a group
@@ -281,11 +280,13 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     red = [i for i, r in readings.items() if layout.levels[i] > 1 and r.code == "R"]
     if not red:
         return out
+    # a set of lower balls as one number: exact up to 53 positions (a larger board's groups
+    # could merge, which only makes the rule weaker)
     bits = np.where(maybe, 2.0 ** np.arange(len(layout.names)), 0.0)
     body = geo.body[red]
     seen = geo.body_ok[red] & inside[body] & ~geo.hidden[red][:, :, maybe].any(axis=2)
     rgb = np.maximum(lin[body], 1e-4)
-    ratio = np.log(rgb[..., 0] / rgb[..., 1])  # relative to the plate's, but only differences count
+    ratio = np.log(rgb[..., 0] / rgb[..., 1])  # only differences count: no need of the plate's
     groups = geo.through[red] @ bits  # per sample, the lower balls met, as a bit set
     for k, i in enumerate(red):
         ok = seen[k]
