@@ -190,7 +190,7 @@ class Daemon:
     # -- the loop ------------------------------------------------------------------------
     def _read_source(self) -> None:
         try:
-            for item in self.source.paced(after=None if self.source.wall_clock else self._resume_t):
+            for item in self.source.paced(after=self._resume_t):
                 if self.stop_requested.is_set():
                     return
                 self._items.put(item)

@@ -49,8 +49,11 @@ class Source:
 
     def paced(self, after: float | None = None) -> Iterator[Observation | Press | ObservationError]:
         """The items at their speed, leaving out observations and presses up to source time
-        ``after`` (what a resumed game already covers) without waiting for them."""
+        ``after`` (what a resumed game already covers) without waiting for them; a
+        :attr:`wall_clock` source leaves out none (its time does not start over)."""
         from .sim import pace
+        if self.wall_clock:
+            after = None
         skipped = (i for i in self.items
                    if after is None or isinstance(i, ObservationError) or i.t > after)
         errors: list[ObservationError] = []
