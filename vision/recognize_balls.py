@@ -280,8 +280,8 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     red = [i for i, r in readings.items() if layout.levels[i] > 1 and r.code == "R"]
     if not red:
         return out
-    # a set of lower balls as one number: exact up to 53 positions (a larger board's groups
-    # could merge, which only makes the rule weaker)
+    # a set of lower balls as one number, to group by: exact up to 53 positions (a larger
+    # board's groups could merge, which only makes the rule weaker)
     bits = np.where(maybe, 2.0 ** np.arange(len(layout.names)), 0.0)
     body = geo.body[red]
     seen = geo.body_ok[red] & inside[body] & ~geo.hidden[red][:, :, maybe].any(axis=2)
@@ -293,7 +293,7 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         if ok.sum() < 2 * th.through_count:
             continue
         r, rg = readings[i], ratio[k][ok]
-        keys, which, counts = np.unique(groups[k][ok], return_inverse=True, return_counts=True)
+        _, which, counts = np.unique(groups[k][ok], return_inverse=True, return_counts=True)
         n, rest = len(rg), len(rg) - counts
         # every group's median, and a bound on the rest's (its middle is no higher than the
         # whole ball's at the same rank from the top), so that few medians are taken
@@ -305,7 +305,8 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         for g in np.flatnonzero(maybe_less):
             elsewhere = float(np.median(rg[which != g]))
             if elsewhere - median[g] > th.through_red:
-                met = [layout.names[j] for j in range(len(layout.names)) if int(keys[g]) >> j & 1] or ["the plate"]
+                sample = np.flatnonzero(ok)[np.argmax(which == g)]
+                met = [layout.names[j] for j in np.flatnonzero(geo.through[i][sample] & maybe)] or ["the plate"]
                 out[i] = Reading("?", f"ball?, not red all over: less red where {', '.join(met)} would show "
                                  f"through (red/green {median[g] - elsewhere:.1f} against the rest)",
                                  r.p, r.shares, seen=r.seen)
