@@ -64,11 +64,13 @@ class Thresholds:
     #: ... a light wooden one, less than this: empty hollows between balls were read as
     #: light wood at 0.31 to 0.38 in view on fresh frames
     wooden_base_share: float = 0.4
-    #: ... and one showing less than ``wooden_seen`` of itself needs P(ball) ``wooden_ball``:
-    #: an empty hollow between balls, shaded by them, was read as light wood at 0.990 with 53 %
-    #: in view; 66 of the light wooden base balls read right on three sets fell below these
-    wooden_seen: float = 0.6
-    wooden_ball: float = 0.995
+    #: ... and one showing less than ``wooden_seen`` of itself needs P(ball) ``wooden_ball``,
+    #: as an empty hollow needs ``base_empty``: told from the plate's wood by shading alone,
+    #: both ways. Empty hollows in a neighbour's shadow were read as light wood at
+    #: P(ball) 0.990-0.997 with 40-66 % in view on fresh frames; 369 of the 7,716 light wooden
+    #: base balls read right on three sets of 3,000 frames fall below these
+    wooden_seen: float = 0.7
+    wooden_ball: float = 0.998
     #: a light ball above the base showing less of itself than this, in line with a lower
     #: ball behind it that may be of its colour, may be that ball seen through an empty place
     #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
@@ -345,8 +347,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     ``th.seen_through_chroma``). Otherwise the place may hold a ball in shadow whose
     shading the model took for the balls below showing through, a ball that also hides
     them from their own reading: on three sets of 3,000 frames, every ball above the base
-    read empty but one was over places all unknown, and that one showed a white ball
-    below it as black. Level by level from the bottom, so that the doubt climbs to the
+    read empty (but those resting on one) showed no ball read through it, bar one that
+    showed a white ball below it as black. Level by level from the bottom, so that the doubt climbs to the
     places resting on one."""
     out = dict(readings)
     for i in sorted(out, key=lambda j: layout.levels[j]):
