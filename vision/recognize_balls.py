@@ -24,7 +24,7 @@ from typing import Callable
 import numpy as np
 
 from .recognize_colour import LINEAR
-from .recognize_features import Colours, measure_level
+from .recognize_features import Colours, in_view, measure_level
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
 
@@ -281,12 +281,6 @@ def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: 
     return out
 
 
-def _in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
-    """The body samples of positions ``idx`` in the image and hidden by no ball that may be
-    present (positions x samples)."""
-    return geo.body_ok[idx] & inside[geo.body[idx]] & ~geo.hidden[idx][:, :, maybe].any(axis=2)
-
-
 def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray,
                 inside: np.ndarray, maybe: np.ndarray, letters: str, th: Thresholds) -> dict[int, Reading]:
     """A red ball above the base is red all over. Its samples fall into groups by the lower
@@ -308,7 +302,7 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     # board's groups could merge, which only makes the rule weaker)
     bits = np.where(maybe, 2.0 ** np.arange(len(layout.names)), 0.0)
     body = geo.body[red]
-    seen = _in_view(geo, np.array(red), inside, maybe)
+    seen = in_view(geo, np.array(red), inside, maybe)
     rgb = np.maximum(lin[body], 1e-4)
     ratio = np.log(rgb[..., 0] / rgb[..., 1])  # only differences count: no need of the plate's
     groups = geo.through[red] @ bits  # per sample, the lower balls met, as a bit set
@@ -348,28 +342,30 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     shading the model took for the balls below showing through, a ball that also hides
     them from their own reading: on three sets of 3,000 frames, every ball above the base
     read empty (but those resting on one) showed no ball read through it, bar one that
-    showed a white ball below it as black. Level by level from the bottom, so that the doubt climbs to the
-    places resting on one."""
+    showed a white ball below it as black. Level by level from the bottom, so that the
+    doubt climbs to the places resting on one."""
     out = dict(readings)
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
             continue
-        body = geo.body[i]
-        seen = _in_view(geo, np.array([i]), inside, maybe)[0]
+        seen = in_view(geo, np.array([i]), inside, maybe)[0]
         met = geo.through[i][seen] & maybe
         top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
         nearest = met & (layout.levels == top[:, None])
-        col = Colours.of(lin[body][seen], plate)
-        if not any(_looks_itself(out[int(j)], col, nearest[:, j], th) for j in np.flatnonzero(nearest.any(axis=0))):
-            r = out[i]
-            out[i] = Reading("?", "empty?, nothing it would show is seen there", r.p, r.shares, seen=r.seen)
+        shown = [int(j) for j in np.flatnonzero(nearest.any(axis=0)) if out[int(j)].code not in "?."]
+        if shown:
+            col = Colours.of(lin[geo.body[i]][seen], plate)
+            if any(_looks_itself(out[j], col, nearest[:, j], th) for j in shown):
+                continue
+        r = out[i]
+        out[i] = Reading("?", "empty?, nothing it would show is seen there", r.p, r.shares, seen=r.seen)
     return out
 
 
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
-    if r.code in "?." or not r.colour:
+    if not r.colour:
         return False
     level, rg, bg = (float(np.median(v[where])) for v in (col.level, col.rg, col.bg))
     return (abs(level - r.colour[0]) <= th.seen_through_level

@@ -65,6 +65,12 @@ class Colours:
         return (np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE) & (self.level > DARK)
 
 
+def in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
+    """The body samples of positions ``idx`` in the image and hidden by no ball that may be
+    present (positions x samples)."""
+    return geo.body_ok[idx] & inside[geo.body[idx]] & ~geo.hidden[idx][:, :, maybe].any(axis=2)
+
+
 def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     n = ok.sum(axis=1)
     return np.where(n > 0, (x * ok).sum(axis=1) / np.maximum(n, 1), 0.0)
@@ -120,8 +126,7 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     ``maybe`` the positions that may hold a ball."""
     x = np.zeros((len(idx), len(NAMES)))
     b = geo.body[idx]
-    ok = geo.body_ok[idx] & inside[b]
-    ok &= ~(geo.hidden[idx][:, :, maybe].any(axis=2) | geo.beyond[idx][:, :, maybe].any(axis=2))
+    ok = in_view(geo, idx, inside, maybe) & ~geo.beyond[idx][:, :, maybe].any(axis=2)
     counts = ok.sum(axis=1)
     x[:, 0] = counts / np.maximum(geo.body_ok[idx].sum(axis=1), 1)
     x[:, 17] = levels[idx]
