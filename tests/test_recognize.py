@@ -20,7 +20,8 @@ from host.cli import main as arbiter
 from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
-from vision.recognize_balls import Reading, Thresholds, decide, lookalikes, red_through, settle, unconfirmed
+from vision.recognize_balls import (Reading, Thresholds, alike_below, decide, lookalikes, red_through, settle,
+                                    unconfirmed)
 from vision.recognize_features import NAMES
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import scenes
@@ -173,6 +174,15 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 1701182, "1b3", "L"),  # an empty hollow shaded by its neighbours, 53 % in view
     (PYRAMID, 1801194, "1c4", "L"),  # ... at P(ball) 0.9953, 40 % in view
     (PYRAMID, 1802700, "1b3", "L"),  # ... at 0.9968, 66 % in view
+    (PYRAMID, 1600488, "2b1", "R"),  # an empty level-2 place over red balls, at P(ball) 0.9935
+    (PYRAMID, 1600753, "2b2", "B"),  # ... over the dark gap and a black ball, at 0.9946
+    (PYRAMID, 1602639, "2b1", "W"),  # ... over a white ball hidden by the place, at 0.9922
+    (PYRAMID, 1901228, "2a3", "R"),  # ... before a red ball, at 0.9982
+    (PYRAMID, 1902189, "2a3", "D"),  # ... right before a dark wooden ball, at 0.9933
+    (PYRAMID, 2000163, "1b4", "."),  # a light wooden ball in a neighbour's shadow, at P(empty) 1.00
+    (PYRAMID, 2001241, "1a1", "."),
+    (PYRAMID, 2002896, "1d1", "."),  # ... and the two resting on it
+    (PYRAMID, 2102006, "1d2", "R"),  # a black ball 5 px across among red ones, red 0.76 at level -3.92
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position
@@ -241,6 +251,22 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
     assert read(0.53, 0.990, colour=dark).code == "D"  # a stained ball is not the plate's wood
 
 
+def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_wood_is_played():
+    """Lit by the sky alone, a light wooden ball in a neighbour's shadow has the plate's
+    colour and barely any shading (frames 2000163, 2001241 and 2002896 in
+    test_frames_once_misread show it)."""
+    def read(level: float, plate_share: float, letters: str = "LD", p_empty: float = 1.0) -> Reading:
+        x = np.zeros(len(NAMES))
+        x[0], x[4], x[7] = 0.9, level, plate_share
+        return decide(np.array([p_empty, 1.0 - p_empty, 0.0]), {}, np.zeros(6), x, 40, 1, letters, Thresholds())
+
+    doubted = read(-1.0, 0.95)
+    assert doubted.code == "?" and "in shadow" in doubted.why
+    assert read(-0.3, 0.95).code == "."   # lit: a ball would show its shading
+    assert read(-1.0, 0.5).code == "."    # not the plate's colour all over
+    assert read(-1.0, 0.95, "WBR").code == "."  # no ball of the plate's wood in Sparks
+
+
 def test_a_light_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():
     """From the side, the base ball behind an empty level-2 place fills much of where a ball
     there would be seen (frame 1200042 in test_frames_once_misread shows it)."""
@@ -299,6 +325,39 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     assert read(**{"2a1": ".", "1b2": "W"}) == unsure             # a ball read that it does not show
     assert read(**{"2a1": ".", "1b2": "."}) == empty              # a support read empty
     assert read(**{"3a1": ".", "1a1": "."}) == empty              # ... or emptied by the support rules
+
+
+def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
+    """Through an empty level-2 place the view meets the balls below and the gaps between
+    them; read there at P(ball) under 0.999, a ball is ``?`` when most of it could be that
+    (frames 1600488, 1600753 and 1602639 in test_frames_once_misread show it)."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    samples = 10
+
+    def read(code: str, p: float, below: str, shows: int = 8) -> str:
+        """2a1 read ``code`` at P(ball) ``p``; ``shows`` of its samples would show 1a1
+        (read ``below``) were it empty, the rest the gap between the balls."""
+        through = np.zeros((n, samples, n), dtype=bool)
+        through[index["2a1"], :shows, index["1a1"]] = True
+        geo = SimpleNamespace(body=np.arange(n * samples).reshape(n, samples),
+                              body_ok=np.ones((n, samples), dtype=bool), hidden=np.zeros((n, samples, n), dtype=bool),
+                              through=through)
+        r = {i: Reading("?", "x") for i in range(n)}
+        r[index["2a1"]] = Reading(code, "seen", (1 - p, p, 0.0))
+        r[index["1a1"]] = Reading(below, "seen")
+        out = alike_below(layout, geo, r, np.ones(n * samples, dtype=bool),  # type: ignore[arg-type]
+                          np.ones(n, dtype=bool), Thresholds())
+        return out[index["2a1"]].code
+
+    assert read("R", 0.995, "?") == "?" and read("R", 0.995, "R") == "?"  # 80 % could be 1a1
+    assert read("R", 0.995, "B") == "R"    # 1a1 is read black: through the place it would show so
+    assert read("R", 0.9995, "?") == "R"   # the model is sure enough
+    assert read("B", 0.995, "W") == "B"    # only the gap (20 %) could pass for a black ball
+    assert read("B", 0.995, "W", shows=2) == "?"  # ... 80 % of it
+    assert read("R", 0.995, "W", shows=2) == "R"  # ... but not for a red one
+    assert read("B", 0.995, ".") == "B"    # an empty support: the support rules' business
 
 
 def test_a_red_upper_ball_must_be_red_all_over():

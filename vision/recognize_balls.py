@@ -9,10 +9,12 @@ seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
-above the base must show something read under it (:func:`unconfirmed`). The support
-rules close the reading: a ball seen over a support read empty makes both unknown, a
-position over a support read empty is empty (nothing floats), and a ball whose supports
-are not all seen as balls (or too little in view to be read) is unknown.
+above the base must show something read under it (:func:`unconfirmed`), and a ball there
+that the model is not quite sure of must not be mostly what the balls below would show
+through the place empty (:func:`alike_below`). The support rules close the reading: a
+ball seen over a support read empty makes both unknown, a position over a support read
+empty is empty (nothing floats), and a ball whose supports are not all seen as balls (or
+too little in view to be read) is unknown.
 """
 
 from __future__ import annotations
@@ -54,6 +56,14 @@ class Thresholds:
     #: an empty reading is refused when the place is shaded like a ball: up and fit above these
     empty_up: float = 0.5
     empty_fit: float = 0.75
+    #: where balls of the plate's own wood are played, an empty reading is refused in shadow
+    #: (median level, log relative to the lit plate, under ``shade_level``) where the place
+    #: has the plate's colour (a share of ``shade_plate`` or more): light wooden balls in a
+    #: neighbour's shadow were read empty at P(empty) 1.00 on fresh frames (levels -1.0 to
+    #: -1.5, the plate's colour 0.90-0.98); 123 of 5,927 empty places read right on 1,200
+    #: frames fall in it
+    shade_level: float = -0.7
+    shade_plate: float = 0.8
     #: the least share of its facing surface a ball above the base must show: on the sets
     #: studied (seeds 600000, 1,200,000 and 1,300,000 on), every empty place above the base
     #: read as a ball showed 0.5 or less
@@ -87,6 +97,12 @@ class Thresholds:
     #: differed by 2.7)
     seen_through_level: float = 2.0
     seen_through_chroma: float = 1.0
+    #: a ball above the base read at P(ball) under ``upper_ball`` is unknown when
+    #: ``alike_below`` or more of its samples would, with the place empty, show a lower ball
+    #: of its colour or unknown, or (not red) the gap between balls (:func:`alike_below`):
+    #: empty level-2 places were read as balls at 0.992-0.998 on fresh frames, 80-100 % so
+    upper_ball: float = 0.999
+    alike_below: float = 0.75
     #: fewer usable body samples than this: not read
     min_samples: int = 8
     #: a position whose image the pose pins down more loosely than this (one standard
@@ -108,8 +124,9 @@ class Reading:
     colour: tuple[float, ...] = ()
     #: the share of its facing surface in view (not hidden by balls that may be present)
     seen: float = math.nan
-    #: ``?`` only because too little of it was in view: a ball read resting on it is not
-    #: doubted for that (:func:`settle`)
+    #: ``?`` only because too little of it was in view, or as a ball that could be the balls
+    #: below (:func:`alike_below`): a ball read resting on it is not doubted for that
+    #: (:func:`settle`)
     glimpsed: bool = False
 
 
@@ -121,7 +138,8 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
     only a clearly red-brown dark ball is read as stained, and a white ball in shadow is as
     dark as a black one in light, so the middle is left unknown. A small black ball among
     red ones takes on their red in a JPEG, so a red ball must also be no darker than red
-    balls are (bands from 22,600 ball readings on 3,000 random frames, docs/vision.md)."""
+    balls are (bands from 22,600 ball readings on 3,000 random frames; red's darkness limit
+    from 2,233 more, docs/vision.md)."""
     level, red, rg = float(colour[0]), float(colour[4]), float(colour[2])
     if letters == "LD":
         if level > -1.2 and red < 0.46:
@@ -129,7 +147,7 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
         if (level < -2.0 and red >= 0.5) or (level < -3.6 and red >= 0.45):
             return "D", f"ball, dark wood (level {level:.2f}, red {red:.2f})"
     else:
-        if red >= 0.72 and rg >= 1.5 and level > -4.2:
+        if red >= 0.72 and rg >= 1.5 and level > -3.8:
             return "R", f"ball, red (red {red:.2f})"
         if level > -1.5 and red < 0.32 and rg < 0.2:
             return "W", f"ball, white (level {level:.2f}, red {red:.2f})"
@@ -147,8 +165,10 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     light wood) must also be brighter on top than at its sides (``up``) and not much darker
     in the middle than at the edge (``centre_edge``, log): only its shading tells it from
     the plate, so the model alone is not trusted there. An empty place must not be shaded
-    like a ball, and a ball above the base must be seen over much of its surface (else it
-    may be the balls under it showing through)."""
+    like a ball, nor, where light wooden balls are played, be in shadow with the plate's
+    colour (lit by the sky alone, such a ball is the plate's colour and barely shaded); a
+    ball above the base must be seen over much of its surface (else it may be the balls
+    under it showing through)."""
     up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
@@ -169,6 +189,9 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
+        if WOODEN in letters and x[4] < th.shade_level and x[7] >= th.shade_plate:
+            return Reading("?", f"empty?, in shadow (level {x[4]:.2f}) with the plate's colour: a light wooden ball "
+                           "there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
     return Reading("?", "unsure", probs, shares)
 
@@ -235,6 +258,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
+    readings = alike_below(layout, geo, readings, inside, maybe, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
 
 
@@ -349,10 +373,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
             continue
-        seen = in_view(geo, np.array([i]), inside, maybe)[0]
-        met = geo.through[i][seen] & maybe
-        top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
-        nearest = met & (layout.levels == top[:, None])
+        seen, _, nearest = _through(layout, geo, i, inside, maybe)
         shown = [int(j) for j in np.flatnonzero(nearest.any(axis=0)) if out[int(j)].code not in "?."]
         if shown:
             col = Colours.of(lin[geo.body[i]][seen], plate)
@@ -363,6 +384,17 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     return out
 
 
+def _through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
+             maybe: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Place ``i``'s samples in view, and for each of those the level of the nearest balls
+    that may be present the view would meet through it were it empty (0: none, the plate
+    between balls) and which they are (samples x positions)."""
+    seen = in_view(geo, np.array([i]), inside, maybe)[0]
+    met = geo.through[i][seen] & maybe
+    top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
+    return seen, top, met & (layout.levels == top[:, None])
+
+
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
     if not r.colour:
@@ -370,3 +402,26 @@ def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -
     level, rg, bg = (float(np.median(v[where])) for v in (col.level, col.rg, col.bg))
     return (abs(level - r.colour[0]) <= th.seen_through_level
             and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)
+
+
+def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], inside: np.ndarray, maybe: np.ndarray,
+                th: Thresholds) -> dict[int, Reading]:
+    """A ball above the base that the model is not quite sure of (P(ball) under
+    ``th.upper_ball``) is unknown when most of its samples (``th.alike_below``) would, were
+    the place empty, show a lower ball read in its colour or unknown (:attr:`Geometry.through`,
+    the nearest level met; where two balls of that level are met, either), or, for any colour
+    but red, the gap between the balls: the place empty would look much the same, and the
+    dark gap under a lit ball below passes for a ball's shaded underside. A ball read resting
+    on it keeps its reading, as on a support seen too little (:func:`settle`), but does not
+    settle this one, which stays unknown."""
+    out = dict(readings)
+    for i, r in readings.items():
+        if layout.levels[i] == 1 or r.code in "?.#" or not r.p[1] < th.upper_ball:
+            continue
+        _, top, nearest = _through(layout, geo, i, inside, maybe)
+        other = np.array([readings[int(j)].code not in (r.code, "?") for j in range(len(layout.names))])
+        alike = (nearest & ~other).any(axis=1) | ((top == 0) & (r.code != "R"))
+        if len(alike) and alike.mean() >= th.alike_below:
+            out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
+                             "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)
+    return out
