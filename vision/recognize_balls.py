@@ -170,6 +170,7 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     ball above the base must be seen over much of its surface (else it may be the balls
     under it showing through)."""
     up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
+    level_seen, plate_share = float(x[4]), float(x[7])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
         return Reading("?", HIDDEN, probs, glimpsed=True)
@@ -189,9 +190,9 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
-        if WOODEN in letters and x[4] < th.shade_level and x[7] >= th.shade_plate:
-            return Reading("?", f"empty?, in shadow (level {x[4]:.2f}) with the plate's colour: a light wooden ball "
-                           "there would look so", probs, shares)
+        if WOODEN in letters and level_seen < th.shade_level and plate_share >= th.shade_plate:
+            return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour: a light "
+                           "wooden ball there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
     return Reading("?", "unsure", probs, shares)
 
@@ -415,12 +416,12 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
     on it keeps its reading, as on a support seen too little (:func:`settle`), but does not
     settle this one, which stays unknown."""
     out = dict(readings)
+    codes = np.array([readings[j].code for j in range(len(layout.names))])
     for i, r in readings.items():
         if layout.levels[i] == 1 or r.code in "?.#" or not r.p[1] < th.upper_ball:
             continue
         _, top, nearest = _through(layout, geo, i, inside, maybe)
-        other = np.array([readings[int(j)].code not in (r.code, "?") for j in range(len(layout.names))])
-        alike = (nearest & ~other).any(axis=1) | ((top == 0) & (r.code != "R"))
+        alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != "R"))
         if len(alike) and alike.mean() >= th.alike_below:
             out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
                              "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)
