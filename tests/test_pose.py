@@ -5,7 +5,6 @@ that give no pose (too few markers, black, noise, not an image)."""
 
 from __future__ import annotations
 
-import json
 import math
 import random
 
@@ -116,6 +115,30 @@ def test_an_undecoded_marker_is_found_from_the_layout():
     completed = complete(missing, quads + [found[2]], PYRAMID, as_grey(image))
     assert 2 in completed
     assert np.abs(completed[2] - found[2]).max() < 0.5
+
+
+def test_a_rough_marker_weighs_less_in_the_pose():
+    """A marker found undecoded may have its corners off (a shadow across it moves them):
+    fitted as an equal, three markers, one of them shrunk by 3 px, put the level-2 balls
+    well away from where they are; weighted as rough, they stay close, and the pose says
+    it is less sure of them."""
+    rng = random.Random(11)
+    cam = Camera.look_at((120, -300, 400), (0, 0, 0), 60, 1280, 720)
+    found = detect(frame(cam, rng).image, PYRAMID.dictionary)
+    three = {i: found[i] for i in (0, 1, 3)}
+    middle = three[3].mean(axis=0)
+    three[3] = middle + (three[3] - middle) * (1 - 3.0 / np.linalg.norm(three[3] - middle, axis=1).mean())
+    upper = np.array([p.centre for p in PYRAMID.positions if p.name.startswith("2")])
+
+    def off(pose: Pose) -> float:
+        return float(np.hypot(*(pose.project(upper) - cam.project(upper)).T).max())
+
+    equal = estimate(three, PYRAMID, (1280, 720))
+    rough = estimate(three, PYRAMID, (1280, 720), rough={3})
+    assert off(equal) > 2.5
+    assert off(rough) < 0.45 * off(equal)
+    assert (rough.spread(upper) > equal.spread(upper)).all()
+    assert rough.reprojection_px > equal.reprojection_px  # the rough corners fit worse, as they should
 
 
 def test_a_tile_near_a_missing_marker_is_not_taken_for_it():

@@ -130,14 +130,15 @@ def test_grid_tiles_and_controllers():
 
 
 def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
-    """Three small markers seen square on: the focal length is a guess and the apex ball's
-    image may be far from where the pose puts it (here 0.6 of its radius). Before the pose's
-    spread was checked, the whole pyramid was read as empty."""
+    """Three small markers seen square on, one of them undecoded: the focal length is a
+    guess and the apex ball's image may be far from where the pose puts it (here half its
+    radius; 0.6 before undecoded markers could weigh less). Before the pose's spread was
+    checked, the whole pyramid was read as empty."""
     sc = next(scenes(PYRAMID, random.Random(600046), 1, hands=0.35))
     result = Recognizer(PYRAMID, sc.game).read(sc.frame.image)
     apex = np.array([PYRAMID.position("4a1").centre])
     error = float(np.linalg.norm(result.pose.project(apex) - sc.frame.camera.project(apex)))
-    assert len(result.pose.markers) == 3 and error > 6.0
+    assert len(result.pose.markers) == 3 and error > 5.0
     assert result.observation.cells["4a1"] == "?" and "markers pin" in result.details["4a1"]
     assert tally([(result, sc.cells)])["wrong"] == 0
 
@@ -183,6 +184,7 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 2001241, "1a1", "."),
     (PYRAMID, 2002896, "1d1", "."),  # ... and the two resting on it
     (PYRAMID, 2102006, "1d2", "R"),  # a black ball 5 px across among red ones, red 0.76 at level -3.92
+    (PYRAMID, 2102585, "2b1", "."),  # a hand's shadow across a marker found undecoded: the pose 6 px off
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position
