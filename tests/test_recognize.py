@@ -8,6 +8,7 @@ with an error that says why. 640x480 frames keep the file quick."""
 from __future__ import annotations
 
 import json
+import math
 import random
 from collections import Counter
 from types import SimpleNamespace
@@ -20,9 +21,9 @@ from host.cli import main as arbiter
 from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
-from vision.recognize_balls import (Reading, Thresholds, alike_below, decide, lookalikes, red_through, settle,
-                                    unconfirmed)
-from vision.recognize_features import NAMES
+from vision.recognize_balls import (Reading, Thresholds, alike_below, black_in_shade, decide, lookalikes,
+                                    red_through, settle, unconfirmed)
+from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import scenes
 from vision.score import score
@@ -184,6 +185,7 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 2001241, "1a1", "."),
     (PYRAMID, 2002896, "1d1", "."),  # ... and the two resting on it
     (PYRAMID, 2102006, "1d2", "R"),  # a black ball 5 px across among red ones, red 0.76 at level -3.92
+    (PYRAMID, 2300374, "1c2", "B"),  # a white base ball under three others, in shade: level -3.62
     (PYRAMID, 2102585, "2b1", "."),  # a hand's shadow across a marker found undecoded: the pose 6 px off
 ])
 def test_frames_once_misread(board, seed, name, not_read):
@@ -267,6 +269,42 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     assert read(-0.3, 0.95).code == "."   # lit: a ball would show its shading
     assert read(-1.0, 0.5).code == "."    # not the plate's colour all over
     assert read(-1.0, 0.95, "WBR").code == "."  # no ball of the plate's wood in Sparks
+
+
+def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
+    """Lit by the sky alone, a white ball is as dark as a black one in the light (frame
+    2300374 in test_frames_once_misread shows it); how dark the shade is, the plate round
+    the base tells."""
+    def read(code: str, level: float, shade: float) -> str:
+        r = {0: Reading(code, "seen", colour=(level, 0.0, 0.0, 0.0, 0.3, 0.0))}
+        return black_in_shade(r, shade, Thresholds())[0].code
+
+    assert read("B", -3.6, -3.3) == "?"
+    assert read("B", -4.5, -3.3) == "B"       # darker than a white ball in that shade
+    assert read("B", -3.6, -0.5) == "B"       # no deep shade in this frame
+    assert read("B", -3.6, -math.inf) == "B"  # the ring not seen
+    assert read("W", -1.0, -3.3) == "W"
+
+
+def test_plate_shade_is_the_darkest_of_the_plate_coloured_ring():
+    layout = Layout.of(PYRAMID)
+    ring = layout.ring
+    far = np.abs(ring[:, :2]).max(axis=1)
+    assert len(ring) > 300 and far.min() >= 62.5 and far.max() <= 76.5
+    for m in PYRAMID.markers:  # off the markers and their paper
+        assert (np.abs(ring[:, :2] - m.centre).max(axis=1) > PYRAMID.marker_size / 2).all()
+    plate = np.array([0.6, 0.4, 0.24])
+    lit, shade, black = plate, plate * math.exp(-3.0) * np.array([0.95, 1.0, 1.1]), np.array([0.004, 0.003, 0.004])
+    lin = np.array([lit] * 200 + [shade] * 10 + [black] * 40 + [plate * math.exp(-5.0)] * 20)
+    n = len(lin)
+    hidden = np.zeros((n, 2), dtype=bool)
+    hidden[-20:, 1] = True  # the darkest samples lie behind a ball that may be there
+    geo = SimpleNamespace(ring=np.arange(n), ring_hidden=hidden)
+    inside = np.ones(n, dtype=bool)
+    assert plate_shade(geo, lin, inside, np.array([True, True]), plate) == pytest.approx(-3.0, abs=0.05)
+    assert plate_shade(geo, lin, inside, np.array([True, False]), plate) < -4.9  # that ball is not there
+    few = SimpleNamespace(ring=np.arange(40), ring_hidden=hidden[:40])
+    assert plate_shade(few, lin[:40], inside[:40], np.array([True, True]), plate) == -math.inf
 
 
 def test_a_light_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():

@@ -4,7 +4,9 @@ colour from its samples, then the support rules.
 
 Positions are read top-down (level 4 first): a sample counts only where no ball that may be
 present hides it. A position is reported only when the model is sure (thresholds chosen on
-rendered frames so that none was confidently wrong); otherwise it is ``?``. A base ball
+rendered frames so that none was confidently wrong); otherwise it is ``?``. A ball read
+black must be darker than a white ball could look in the plate's shade
+(:func:`black_in_shade`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
@@ -26,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from .recognize_colour import LINEAR
-from .recognize_features import Colours, in_view, measure_level
+from .recognize_features import Colours, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
 
@@ -103,6 +105,11 @@ class Thresholds:
     #: empty level-2 places were read as balls at 0.992-0.998 on fresh frames, 80-100 % so
     upper_ball: float = 0.999
     alike_below: float = 0.75
+    #: a ball read black no darker than the plate's deepest shade round the base (the
+    #: darkest 2 % of its samples, :func:`plate_shade`) less this is unknown
+    #: (:func:`black_in_shade`): a white ball in that shade, deeper still between the balls,
+    #: can look as dark
+    white_shade: float = 0.8
     #: fewer usable body samples than this: not read
     min_samples: int = 8
     #: a position whose image the pose pins down more loosely than this (one standard
@@ -256,11 +263,27 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                              int(layout.levels[i]), letters, th, colour_rule)
             readings[int(i)] = replace(reading, seen=float(batch.x[j, 0]))
             maybe[i] = readings[int(i)].code != "."
+    readings = black_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
     readings = alike_below(layout, geo, readings, inside, maybe, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
+
+
+def black_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) -> dict[int, Reading]:
+    """A ball read black must be darker than a white ball could look in this frame's shade:
+    lit by the sky alone, and deeper still between the balls, a white ball is as dark as a
+    black one in the light (a white base ball under three others was read black at level
+    -3.62 on a fresh frame, seed 2,300,374, where the plate's shade round the base was
+    -3.26). ``shade``: :func:`plate_shade`; -inf (not measured) leaves the readings as
+    they are."""
+    out = dict(readings)
+    for i, r in readings.items():
+        if r.code == "B" and r.colour and math.isfinite(shade) and r.colour[0] > shade - th.white_shade:
+            out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
+                                              f"{shade:.2f}: a white ball in shade could look so")
+    return out
 
 
 def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: np.ndarray,

@@ -65,6 +65,25 @@ class Colours:
         return (np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE) & (self.level > DARK)
 
 
+#: the share (per cent) of the ring's plate-coloured samples taken as its deepest shade,
+#: and the fewest such samples to measure it on
+SHADE_SHARE = 2.0
+SHADE_SAMPLES = 50
+
+
+def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray) -> float:
+    """How dark the plate's deepest shade round the base is in this frame (log, relative to
+    the lit plate): the darkest :data:`SHADE_SHARE` per cent of the ring's samples that
+    show the plate's colour (lit, or tinted by the sky) and no ball that may be present;
+    -inf when too few are seen."""
+    ok = inside[geo.ring] & ~geo.ring_hidden[:, maybe].any(axis=1)
+    col = Colours.of(lin[geo.ring[ok]], plate)
+    plate_like = np.hypot(col.rg - PLATE_CHROMA[0], col.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+    if plate_like.sum() < SHADE_SAMPLES:
+        return -math.inf
+    return float(np.percentile(col.level[plate_like], SHADE_SHARE))
+
+
 def in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
     """The body samples of positions ``idx`` in the image and hidden by no ball that may be
     present (positions x samples)."""

@@ -10,7 +10,8 @@ arithmetic (a camera on a stand keeps its pose; :class:`Geometry` is reused whil
 - outline samples: just inside and just outside the silhouette a ball there would have;
 - under samples (base positions): the ring of plate just outside the hollow's rim that a
   ball would hide;
-- for positions above the base, the lower balls seen right behind them (``behind``).
+- for positions above the base, the lower balls seen right behind them (``behind``);
+- ring samples: the plate in a band round the base, where the pieces' shadows fall.
 
 Which spheres may be present is decided level by level at read time, so occlusion is kept
 as a matrix (sample x sphere) and reduced with the current "may be present" mask.
@@ -19,12 +20,13 @@ as a matrix (sample x sphere) and reduced with the current "may be present" mask
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from .geometry import Board
 from .pose import Pose
+from .render_camera import MARKER_PAPER
 
 #: surface points of the unit sphere the body samples are taken from
 SPHERE_POINTS = 160
@@ -60,6 +62,9 @@ class Layout:
     radius: float
     supports: tuple[tuple[int, ...], ...]
     rim: float
+    #: points of the plate in a band round the base, clear of the markers: where the
+    #: pieces' shadows show how dark this frame's shade is
+    ring: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))
 
     @classmethod
     def of(cls, board: Board) -> Layout:
@@ -71,11 +76,30 @@ class Layout:
             below = [j for j in range(len(names)) if levels[j] == levels[i] - 1
                      and np.hypot(*(centres[j, :2] - c[:2])) < board.ball_diameter * 0.9]
             supports.append(tuple(below))
-        return cls(names, centres, levels, board.ball_diameter / 2, tuple(supports), board.hollow_diameter / 2)
+        return cls(names, centres, levels, board.ball_diameter / 2, tuple(supports), board.hollow_diameter / 2,
+                   _ring(board, centres))
 
     def by_level(self) -> list[np.ndarray]:
         """Position indices level by level, the highest first (the reading order)."""
         return [np.flatnonzero(self.levels == lv) for lv in sorted(set(self.levels.tolist()), reverse=True)]
+
+
+#: the band of plate round the base whose shade is measured (mm beyond the base balls)
+RING_BAND = (1.0, 15.0)
+
+
+def _ring(board: Board, centres: np.ndarray) -> np.ndarray:
+    """Points on a 2 mm grid in the :data:`RING_BAND` round the base, off the markers and
+    their paper."""
+    reach = float(np.abs(centres[:, :2]).max()) + board.ball_diameter / 2
+    keep = board.marker_size / 2 + MARKER_PAPER + 2.0
+    g = np.arange(-reach - RING_BAND[1], reach + RING_BAND[1] + 0.1, 2.0)
+    x, y = (v.reshape(-1) for v in np.meshgrid(g, g))
+    far = np.maximum(np.abs(x), np.abs(y))
+    ok = (far >= reach + RING_BAND[0]) & (far <= reach + RING_BAND[1])
+    for m in board.markers:
+        ok &= ~((np.abs(x - m.centre[0]) < keep) & (np.abs(y - m.centre[1]) < keep))
+    return np.stack([x[ok], y[ok], np.zeros(int(ok.sum()))], axis=1)
 
 
 def sphere_hits(points: np.ndarray, direction: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
@@ -124,6 +148,9 @@ class Geometry:
     #: body samples (P x S x P) of positions above the base: the lower spheres the view would
     #: meet through the sample's point if the position were empty
     through: np.ndarray
+    #: the ring's samples (:attr:`Layout.ring`) and the spheres that would hide each (R x P)
+    ring: np.ndarray
+    ring_hidden: np.ndarray
 
     @classmethod
     def of(cls, layout: Layout, pose: Pose) -> Geometry:
@@ -167,12 +194,16 @@ class Geometry:
             beyond[i][:, layout.levels != layout.levels[i]] = False
         inner, outer, outline_hidden = cls._outlines(layout, eye, add)
         under, under_ok, under_hidden = cls._under(layout, eye, add)
+        to_eye = _towards(layout.ring, eye)
+        ring_hidden = sphere_hits(layout.ring + to_eye * 1e-3, to_eye, layout.centres, big)
+        ring = add(layout.ring)
         allpts = np.concatenate(points)
         pixels = pose.pixels(allpts)
         depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
         loose = pose.spread(layout.centres) / (pose.focal * r / depth)
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden, loose, cls._behind(layout, pose, depth), through)
+                   under, under_ok, under_hidden, loose, cls._behind(layout, pose, depth), through, ring,
+                   ring_hidden)
 
     @staticmethod
     def _behind(layout: Layout, pose: Pose, depth: np.ndarray) -> tuple[tuple[int, ...], ...]:
