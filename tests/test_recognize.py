@@ -186,6 +186,7 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 2002896, "1d1", "."),  # ... and the two resting on it
     (PYRAMID, 2102006, "1d2", "R"),  # a black ball 5 px across among red ones, red 0.76 at level -3.92
     (PYRAMID, 2300374, "1c2", "B"),  # a white base ball under three others, in shade: level -3.62
+    (PYRAMID, 2402211, "1d4", "."),  # a light wooden ball deep in a neighbour's shadow, the plate's 0.76
     (PYRAMID, 2102585, "2b1", "."),  # a hand's shadow across a marker found undecoded: the pose 6 px off
 ])
 def test_frames_once_misread(board, seed, name, not_read):
@@ -267,7 +268,9 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     doubted = read(-1.0, 0.95)
     assert doubted.code == "?" and "in shadow" in doubted.why
     assert read(-0.3, 0.95).code == "."   # lit: a ball would show its shading
-    assert read(-1.0, 0.5).code == "."    # not the plate's colour all over
+    assert read(-1.0, 0.7).code == "."    # not the plate's colour all over
+    assert read(-2.1, 0.7).code == "?"    # ... deeper in shadow, where the darkest samples have no colour
+    assert read(-2.1, 0.5).code == "."
     assert read(-1.0, 0.95, "WBR").code == "."  # no ball of the plate's wood in Sparks
 
 

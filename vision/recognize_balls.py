@@ -66,6 +66,12 @@ class Thresholds:
     #: frames fall in it
     shade_level: float = -0.7
     shade_plate: float = 0.8
+    #: ... and deeper in shadow (under ``deep_level``), a share of ``deep_plate``: samples
+    #: darker than chromaticity can be told at do not count as the plate's colour. Light
+    #: wooden balls at -2.1 with the plate's colour 0.73-0.76 were read empty at P(empty)
+    #: 1.00 on fresh frames; 8 of 4,346 empty places read right on 1,200 frames fall in it
+    deep_level: float = -1.8
+    deep_plate: float = 0.65
     #: the least share of its facing surface a ball above the base must show: on the sets
     #: studied (seeds 600000, 1,200,000 and 1,300,000 on), every empty place above the base
     #: read as a ball showed 0.5 or less
@@ -197,7 +203,8 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
-        if WOODEN in letters and level_seen < th.shade_level and plate_share >= th.shade_plate:
+        if WOODEN in letters and ((level_seen < th.shade_level and plate_share >= th.shade_plate)
+                                  or (level_seen < th.deep_level and plate_share >= th.deep_plate)):
             return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour: a light "
                            "wooden ball there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
