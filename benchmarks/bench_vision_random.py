@@ -30,7 +30,7 @@ from vision.recognize_train import scenes
 from vision.score import score
 
 #: board -> (first seed, frames in a full run)
-SETS = {"pyramid-4": (2_200_000, 3000), "grid-9": (1_100_000, 1500)}
+SETS = {"pyramid-4": (2_600_000, 3000), "grid-9": (1_100_000, 1500)}
 HANDS = 0.35
 _recognizers: dict = {}
 
