@@ -483,13 +483,13 @@ def complete(found: dict[int, np.ndarray], quads: list[np.ndarray], board: Board
             corners = np.array(board.marker_corners(by_id[i]), dtype=np.float64)
             pred, _ = cv2.projectPoints(corners, rvec, tvec, K, None)
             pred = pred.reshape(4, 2)
-            side = float(np.mean(np.linalg.norm(pred - np.roll(pred, 1, axis=0), axis=1)))
+            side = _side(pred)
             d = np.linalg.norm(centres - pred.mean(axis=0), axis=1)
             k = int(d.argmin())
             if d[k] > max(side / 3, 3.0):
                 continue
             q = quads[k]
-            q_side = float(np.mean(np.linalg.norm(q - np.roll(q, 1, axis=0), axis=1)))
+            q_side = _side(q)
             if not 0.75 < q_side / side < 1.33:
                 continue
             turns = [np.roll(q, -r, axis=0) for r in range(4)] + [np.roll(q[::-1], -r, axis=0) for r in range(4)]

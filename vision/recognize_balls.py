@@ -270,7 +270,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                              int(layout.levels[i]), letters, th, colour_rule)
             readings[int(i)] = replace(reading, seen=float(batch.x[j, 0]))
             maybe[i] = readings[int(i)].code != "."
-    readings = black_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
+    if "B" in letters:
+        readings = black_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
@@ -285,9 +286,11 @@ def black_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) -
     -3.62 on a fresh frame, seed 2,300,374, where the plate's shade round the base was
     -3.26). ``shade``: :func:`plate_shade`; -inf (not measured) leaves the readings as
     they are."""
+    if not math.isfinite(shade):
+        return readings
     out = dict(readings)
     for i, r in readings.items():
-        if r.code == "B" and r.colour and math.isfinite(shade) and r.colour[0] > shade - th.white_shade:
+        if r.code == "B" and r.colour and r.colour[0] > shade - th.white_shade:
             out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a white ball in shade could look so")
     return out

@@ -61,8 +61,13 @@ class Colours:
         return ((np.hypot(self.rg - proto.rg, self.bg - proto.bg) < tol)
                 & (self.level > band[0]) & (self.level < band[1]))
 
+    def plate_chroma(self) -> np.ndarray:
+        """The plate's chromaticity (lit, or tinted by the sky), at any brightness."""
+        return np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+
     def plate_like(self) -> np.ndarray:
-        return (np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE) & (self.level > DARK)
+        """The plate's chromaticity, bright enough for chromaticity to be told."""
+        return self.plate_chroma() & (self.level > DARK)
 
 
 #: the share (per cent) of the ring's plate-coloured samples taken as its deepest shade,
@@ -78,7 +83,7 @@ def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.nd
     -inf when too few are seen."""
     ok = inside[geo.ring] & ~geo.ring_hidden[:, maybe].any(axis=1)
     col = Colours.of(lin[geo.ring[ok]], plate)
-    plate_like = np.hypot(col.rg - PLATE_CHROMA[0], col.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+    plate_like = col.plate_chroma()
     if plate_like.sum() < SHADE_SAMPLES:
         return -math.inf
     return float(np.percentile(col.level[plate_like], SHADE_SHARE))
@@ -231,7 +236,7 @@ def _under(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, 
     n = ok.sum(axis=1)
     enough = base & (n >= 6)
     q25, q50, q75 = percentiles(col.level, ok, [25, 50, 75])
-    plate_like = np.hypot(col.rg - PLATE_CHROMA[0], col.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+    plate_like = col.plate_chroma()
     out[:, 0] = n / u.shape[1]
     out[:, 1] = q50
     out[:, 2] = _masked_mean(plate_like, ok)
