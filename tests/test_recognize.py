@@ -91,6 +91,40 @@ def test_glare_gives_no_confident_wrong_reading():
         assert c["right"] / (c["right"] + c["unknown"]) >= floor, (board.name, c)
 
 
+def test_frames_through_a_cheap_webcam_give_no_confident_wrong_reading():
+    """Rendered frames put through random webcams' own processing (vision.render_webcam: a
+    white balance off, a tone curve, vignetting, saturation, sharpening, JPEG at 25-55),
+    which the model never saw: more is unknown, nothing is misread, and a noisy table is
+    not taken for an arm reaching in."""
+    from vision.render_webcam import Webcam
+
+    for board, seed, count, floor in ((PYRAMID, 7003, 40, WEBCAM_FLOOR), (GRID, 7004, 16, WEBCAM_GRID_FLOOR)):
+        recognizers = {g: Recognizer(board, g) for g in board.games}
+        results, arms = [], 0
+        for k, sc in enumerate(scenes(board, random.Random(seed), count, hands=0.0, resolutions=SMALL)):
+            result = recognizers[sc.game].read(Webcam.random(random.Random(k)).apply(sc.frame.image))
+            results.append((result, sc.cells))
+            arms += result.hand
+        c = tally(results)
+        assert c["frames"] >= 0.8 * count and c["wrong"] == 0, (board.name, c)
+        assert c["right"] / (c["right"] + c["unknown"]) >= floor, (board.name, c)
+        assert arms <= 0.1 * count, (board.name, arms)
+
+
+def test_a_hand_over_tiles_through_a_saturating_webcam_is_not_tiles():
+    """Frame 1100050 through its random webcam (saturation 1.46, an S-curve): the skin of
+    the hand over the tiles, judged against the plate's margin (the wood round those cells
+    is covered too), passed for red tiles. A tile must differ from the wood round it."""
+    from vision.render_webcam import Webcam
+
+    sc = next(scenes(GRID, random.Random(1100050), 1, hands=0.35))
+    result = Recognizer(GRID, sc.game).read(Webcam.random(random.Random(1100050)).apply(sc.frame.image))
+    covered = [n for n, t in sc.frame.truth.items() if t.hand and t.covered >= 0.5]
+    assert len(covered) >= 5
+    assert all(result.observation.cells[n] == "??" for n in covered)
+    assert tally([(result, sc.cells)])["wrong"] == 0
+
+
 def test_hands_make_covered_positions_unknown():
     """Hands low over the board: every position a hand covers (half of it or more) is
     ``?``, and nothing is read wrong."""
@@ -188,6 +222,8 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 2300374, "1c2", "B"),  # a white base ball under three others, in shade: level -3.62
     (PYRAMID, 2402211, "1d4", "."),  # a light wooden ball deep in a neighbour's shadow, the plate's 0.76
     (PYRAMID, 2102585, "2b1", "."),  # a hand's shadow across a marker found undecoded: the pose 6 px off
+    (PYRAMID, 2201145, "2c2", "."),  # a red level-2 ball read empty, confirmed by the red one below
+    (PYRAMID, 2501160, "1c4", "."),  # a light wooden ball in a light shade (-0.64), and three on it
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position
@@ -258,7 +294,7 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
 
 def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_wood_is_played():
     """Lit by the sky alone, a light wooden ball in a neighbour's shadow has the plate's
-    colour and barely any shading (frames 2000163, 2001241 and 2002896 in
+    colour and barely any shading (frames 2000163, 2001241, 2002896 and 2501160 in
     test_frames_once_misread show it)."""
     def read(level: float, plate_share: float, letters: str = "LD", p_empty: float = 1.0) -> Reading:
         x = np.zeros(len(NAMES))
@@ -268,6 +304,8 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     doubted = read(-1.0, 0.95)
     assert doubted.code == "?" and "in shadow" in doubted.why
     assert read(-0.3, 0.95).code == "."   # lit: a ball would show its shading
+    assert read(-0.64, 0.93).code == "?"  # a light shade (frame 2501160)
+    assert read(-0.55, 0.93).code == "."
     assert read(-1.0, 0.7).code == "."    # not the plate's colour all over
     assert read(-2.1, 0.7).code == "?"    # ... deeper in shadow, where the darkest samples have no colour
     assert read(-2.1, 0.5).code == "."
@@ -368,6 +406,38 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     assert read(**{"2a1": ".", "1b2": "W"}) == unsure             # a ball read that it does not show
     assert read(**{"2a1": ".", "1b2": "."}) == empty              # a support read empty
     assert read(**{"3a1": ".", "1a1": "."}) == empty              # ... or emptied by the support rules
+
+
+def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
+    """Through an empty level-2 place the view meets the balls below and, between them, the
+    plate. Where it would meet the plate the samples must not look coloured: seen red there,
+    the place holds a red ball, whatever the ball below that confirms it (frame 2201145). A
+    gap too dark for chromaticity, or the plate's colour, leaves the empty reading."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    samples = 8
+    through = np.zeros((n, samples, n), dtype=bool)
+    through[index["2a1"], :4, index["1a1"]] = True  # half would show 1a1, half the plate between
+    geo = SimpleNamespace(body=np.arange(n * samples).reshape(n, samples), body_ok=np.ones((n, samples), dtype=bool),
+                          hidden=np.zeros((n, samples, n), dtype=bool), through=through)
+    plate = np.array([0.5, 0.4, 0.3])
+    red = (-1.65, -1.5, 2.48, 0.29, 0.9, 0.0)  # level, q90, rg, bg, red, outside (relative to the plate)
+
+    def read(gap: tuple[float, float, float]) -> str:
+        lin = np.tile(np.array([0.3, 0.02, 0.02]), (n * samples, 1))  # red, as 1a1 is read
+        lin[index["2a1"] * samples + 4:(index["2a1"] + 1) * samples] = gap
+        r = {i: Reading("?", "x") for i in range(n)}
+        r[index["2a1"]] = Reading(".", "seen empty")
+        r[index["1a1"]] = Reading("R", "seen", colour=red)
+        out = unconfirmed(layout, geo, r, lin, np.ones(len(lin), dtype=bool), np.ones(n, dtype=bool),  # type: ignore[arg-type]
+                          plate, Thresholds())
+        return out[index["2a1"]].code
+
+    assert read((0.5, 0.4, 0.3)) == "."      # the plate between the balls
+    assert read((0.1, 0.08, 0.06)) == "."    # ... in shadow
+    assert read((0.001, 0.0, 0.0)) == "."    # too dark to have a colour
+    assert read((0.3, 0.02, 0.02)) == "?"    # red: a red ball is there
 
 
 def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
@@ -536,6 +606,8 @@ def test_cli_recognize_bad_input(tmp_path, capsys):
 
 #: floors a little under the measured figures (docs/vision.md): on these sets, 54 % of
 #: the pyramid positions and 53 % of the grid characters were read (the rest ``?``)
-ACCURACY_FLOOR = 0.45
+ACCURACY_FLOOR = 0.50
+WEBCAM_FLOOR = 0.50
+WEBCAM_GRID_FLOOR = 0.40
 BOARD_FLOOR = 0.0
 GRID_FLOOR = 0.45

@@ -16,6 +16,7 @@ from vision.geometry import load_board
 from vision.render import (Camera, Hand, Lighting, random_camera, random_hand, random_lighting, render,
                            sees_board)
 from vision.render_camera import RESOLUTIONS, plate_points
+from vision.render_webcam import Webcam
 
 PYRAMID = load_board("pyramid-4")
 GRID = load_board("grid-9")
@@ -398,3 +399,27 @@ def test_bad_input_is_refused_with_a_reason():
         Lighting((0, 0, -1))
     with pytest.raises(ValueError, match="rotation"):
         Camera(640, 480, 500, 500, np.diag([1.0, 1.0, -1.0]), np.zeros(3))
+
+
+def test_a_webcams_processing_does_what_each_stage_says():
+    """vision.render_webcam: neutral is the identity; white balance scales red against
+    green; vignetting darkens the corners, not the centre; sharpening raises the edges'
+    contrast; a low JPEG quality loses detail; random webcams differ and repeat by seed."""
+    shot = render(load_board("pyramid-4"), {"1a1": "R", "2a1": "W"}, Camera.look_at((0, -200, 500), (0, 0, 0), 60, 320, 240),
+                  rng=random.Random(3), noise=1.0)
+    image = shot.image
+    assert np.array_equal(Webcam().apply(image), image)
+    warm = Webcam(gains=(1.3, 1.0, 1.0)).apply(image).astype(float)
+    assert warm[..., 2].mean() > image[..., 2].mean() + 5 and abs(warm[..., 1].mean() - image[..., 1].mean()) < 0.5
+    vignetted = Webcam(vignette=0.6).apply(image).astype(float)
+    corner, centre = (slice(0, 20), slice(0, 20)), (slice(110, 130), slice(150, 170))
+    assert vignetted[corner].mean() < 0.85 * image[corner].mean()
+    assert abs(vignetted[centre].mean() - image[centre].mean()) < 2
+    edges = np.abs(cv2.Laplacian(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), cv2.CV_64F)).mean()
+    sharp = Webcam(sharpen=1.0).apply(image)
+    assert np.abs(cv2.Laplacian(cv2.cvtColor(sharp, cv2.COLOR_BGR2GRAY), cv2.CV_64F)).mean() > 1.3 * edges
+    low = Webcam(jpeg_quality=25).apply(image)
+    assert 1 < np.abs(low.astype(float) - image).mean() < 10
+    cams = [Webcam.random(random.Random(k)) for k in range(20)]
+    assert len(set(cams)) == 20 and Webcam.random(random.Random(7)) == cams[7]
+    assert any(c.jpeg_quality for c in cams) and any(c.jpeg_quality is None for c in cams)

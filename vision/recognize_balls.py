@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 
 from .recognize_colour import LINEAR
-from .recognize_features import Colours, in_view, measure_level, plate_shade
+from .recognize_features import DARK, Colours, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
 
@@ -63,8 +63,9 @@ class Thresholds:
     #: has the plate's colour (a share of ``shade_plate`` or more): light wooden balls in a
     #: neighbour's shadow were read empty at P(empty) 1.00 on fresh frames (levels -1.0 to
     #: -1.5, the plate's colour 0.90-0.98); 123 of 5,927 empty places read right on 1,200
-    #: frames fall in it
-    shade_level: float = -0.7
+    #: frames fall in it. From -0.6 (it was -0.7) for one at -0.64: 8 more empty places of
+    #: 1,200 frames
+    shade_level: float = -0.6
     shade_plate: float = 0.8
     #: ... and deeper in shadow (under ``deep_level``), a share of ``deep_plate``: samples
     #: darker than chromaticity can be told at do not count as the plate's colour. Light
@@ -105,6 +106,11 @@ class Thresholds:
     #: differed by 2.7)
     seen_through_level: float = 2.0
     seen_through_chroma: float = 1.0
+    #: nor may the plate between the balls below (``gap_samples`` or more of the place's
+    #: samples) look coloured: chromaticity more than ``gap_chroma`` from the plate's (a red
+    #: ball read empty at 3.7; on 1,000 frames no empty place was over 1.5, one over 0.5)
+    gap_samples: int = 4
+    gap_chroma: float = 1.5
     #: a ball above the base read at P(ball) under ``upper_ball`` is unknown when
     #: ``alike_below`` or more of its samples would, with the place empty, show a lower ball
     #: of its colour or unknown, or (not red) the gap between balls (:func:`alike_below`):
@@ -400,21 +406,26 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     shading the model took for the balls below showing through, a ball that also hides
     them from their own reading: on three sets of 3,000 frames, every ball above the base
     read empty (but those resting on one) showed no ball read through it, bar one that
-    showed a white ball below it as black. Level by level from the bottom, so that the
-    doubt climbs to the places resting on one."""
+    showed a white ball below it as black. Nor may the samples that would meet no ball (the
+    plate between the balls below) look coloured (:func:`_gap_colour`): a red ball read
+    empty was confirmed by the red ball below it. Level by level from the bottom, so that
+    the doubt climbs to the places resting on one."""
     out = dict(readings)
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
             continue
-        seen, _, nearest = _through(layout, geo, i, inside, maybe)
+        seen, top, nearest = _through(layout, geo, i, inside, maybe)
         shown = [int(j) for j in np.flatnonzero(nearest.any(axis=0)) if out[int(j)].code not in "?."]
-        if shown:
-            col = Colours.of(lin[geo.body[i]][seen], plate)
-            if any(_looks_itself(out[j], col, nearest[:, j], th) for j in shown):
-                continue
+        why = "empty?, nothing it would show is seen there"
+        col = Colours.of(lin[geo.body[i]][seen], plate)
+        gap = _gap_colour(col, top == 0, th)
+        if gap is not None:
+            why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
+        elif shown and any(_looks_itself(out[j], col, nearest[:, j], th) for j in shown):
+            continue
         r = out[i]
-        out[i] = Reading("?", "empty?, nothing it would show is seen there", r.p, r.shares, seen=r.seen)
+        out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
     return out
 
 
@@ -427,6 +438,15 @@ def _through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
     met = geo.through[i][seen] & maybe
     top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
     return seen, top, met & (layout.levels == top[:, None])
+
+
+def _gap_colour(col: Colours, gap: np.ndarray, th: Thresholds) -> float | None:
+    """The median chromaticity's distance from the plate's where the view through an empty
+    place would meet no ball (the plate between the balls), when it is far enough to deny it."""
+    if gap.sum() < th.gap_samples or float(np.median(col.level[gap])) < DARK:
+        return None
+    far = math.hypot(float(np.median(col.rg[gap])), float(np.median(col.bg[gap])))
+    return far if far > th.gap_chroma else None
 
 
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:

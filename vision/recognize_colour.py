@@ -40,22 +40,25 @@ def linear_rgb(colour: Sequence[int]) -> np.ndarray:
     return LINEAR[np.asarray(colour, dtype=np.intp)].astype(np.float64)
 
 
-def sample(image: np.ndarray, uv: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def sample(image: np.ndarray, uv: np.ndarray, radius: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (N x 3, R G B order) of a BGR image at pixel positions (N x 2, nearest
-    pixel), and which positions lie inside the image."""
+    pixel), averaged over the square of pixels ``radius`` around it (clipped at the
+    image's edge), and which positions lie inside the image."""
     h, w = image.shape[:2]
     uv = np.asarray(uv, dtype=np.float64)
     finite = np.isfinite(uv).all(axis=1)
     u = np.rint(np.where(finite, uv[:, 0], -1)).astype(np.intp)
     v = np.rint(np.where(finite, uv[:, 1], -1)).astype(np.intp)
     inside = finite & (u >= 0) & (u < w) & (v >= 0) & (v < h)
+    u, v = u[inside], v[inside]
+    total = np.zeros((len(u), 3), dtype=np.float32)
+    offsets = range(-radius, radius + 1)
+    for du in offsets:
+        for dv in offsets:
+            px = image[np.clip(v + dv, 0, h - 1), np.clip(u + du, 0, w - 1)]
+            total += LINEAR[px][:, None] if image.ndim == 2 else LINEAR[px[:, ::-1]]
     out = np.zeros((len(uv), 3), dtype=np.float32)
-    if image.ndim == 2:
-        px = image[v[inside], u[inside]]
-        out[inside] = LINEAR[px][:, None]
-    else:
-        px = image[v[inside], u[inside]]
-        out[inside] = LINEAR[px[:, ::-1]]
+    out[inside] = total / len(offsets) ** 2
     return out, inside
 
 

@@ -38,6 +38,10 @@ WHITE_LIGHT = 0.3
 #: falls (one or two sides at most): at least a quarter of it must be lit this much. All
 #: round darker than that, it is a black plate in warm light, not wood in shade
 BARE_LIGHT = 0.35
+#: a tile has a colour the wood round it has not: where the median chromaticities of the
+#: tile's samples and of the wood round the cell are this close (log ratios), something
+#: lies over both (a hand; a webcam's saturation makes skin pass for a red tile)
+SAME_AS_WOOD = 0.5
 #: nor may a bare border be lit more than this, as a median, relative to the wood next to it
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
 #: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
@@ -157,6 +161,13 @@ def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
+def _log_chroma_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per row, how far apart two linear colours' chromaticities are (log red/green and
+    blue/green)."""
+    q = np.maximum(a, 1e-5) / np.maximum(b, 1e-5)
+    return np.hypot(np.log(q[:, 0] / q[:, 1]), np.log(q[:, 2] / q[:, 1]))
+
+
 def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
                   protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples are clearly nearest to (twice as near as to
@@ -250,6 +261,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ref, _ = local_wood(wood, ok_w, plate)
     colour, share = _tile_colours(tile, ok_t, ref, protos)
     tile_median = median_rgb(tile, ok_t)
+    alike = _log_chroma_distance(tile_median, median_rgb(wood, ok_w))
     ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -261,6 +273,8 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"the markers pin this cell down to ±{geo.loose[i]:.1f} border widths only")
         elif share[i] < SHARE:
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
+        elif alike[i] < SAME_AS_WOOD:
+            out[name] = CellReading("??", f"the tile looks like the wood round it ({alike[i]:.2f}): a hand over both?")
         elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
         elif geo.loose[i] > LOOSE:

@@ -1,11 +1,11 @@
 """Hands over the board: an arm reaching in crosses the plate's outline in the image.
 
 A hand hovers above the board and its arm comes in from beyond the plate's edge, so in the
-image it covers some of the table just outside the plate. The table is sampled on a band
-around the plate; samples whose chromaticity is far from the table's own (measured in the
-same frame: its median) and not merely darker (a shadow keeps the table's chromaticity) are
-foreign. A run of foreign samples is an arm; where it crosses tells recognition which
-positions to distrust. Skin tones are close to light wood, so this looks at the table, not
+image it covers some of the table just outside the plate. The table is sampled on three
+rings around the plate; samples whose chromaticity is far from the ring's own (measured in
+the same frame: its median; how far allows for the ring's noise) and not merely darker (a
+shadow keeps the table's chromaticity) are foreign. A run of foreign samples that another
+ring shows too is an arm; where it crosses tells recognition which positions to distrust. Skin tones are close to light wood, so this looks at the table, not
 the plate; a table of the skin's colour defeats it (the per-position checks remain).
 """
 
@@ -24,8 +24,15 @@ from .render_camera import PLATE_THICKNESS
 #: the band of table sampled around the plate (mm beyond the plate's edge)
 BAND_MM = (22.0, 30.0, 38.0)
 STEP_MM = 5.0
-#: a sample this far from the table's chromaticity (log ratios) is foreign
+#: a sample this far from the table's chromaticity (log ratios) is foreign, or farther where
+#: the ring's own spread calls for it (NOISE_FACTOR times the distance three quarters of its
+#: samples are within), but never farther than FOREIGN_CAP
 FOREIGN_CHROMA = 0.3
+NOISE_FACTOR = 2.5
+FOREIGN_CAP = 0.5
+#: an arm crosses every ring of the band: a run counts where another ring in view within
+#: this distance (mm) has a run too
+AGREE_MM = 20.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,27 +81,53 @@ def _chroma(rgb: np.ndarray) -> np.ndarray:
     return np.stack([np.log(c[:, 0] / c[:, 1]), np.log(c[:, 2] / c[:, 1])], axis=1)
 
 
+def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
+    """Samples of one ring foreign to the table, in runs of three along it (it wraps)."""
+    lum = rgb @ np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
+    chroma = _chroma(rgb)
+    ref = np.median(chroma[inside], axis=0)
+    ref_lum = float(np.median(lum[inside]))
+    dist = np.hypot(*(chroma - ref).T)
+    spread = float(np.percentile(dist[inside], 75))
+    limit = min(max(FOREIGN_CHROMA, NOISE_FACTOR * spread), FOREIGN_CAP)
+    far = dist > limit
+    bright = lum > 2.5 * ref_lum
+    foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
+    before, after = np.roll(foreign, 1), np.roll(foreign, -1)
+    return foreign & ((before & np.roll(foreign, 2)) | (before & after) | (after & np.roll(foreign, -2)))
+
+
 def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray]) -> HandSigns:
-    """Foreign runs on the table band around the plate."""
+    """Foreign runs on the table band around the plate, where the other rings agree."""
     allpts = np.concatenate(rings)
-    rgb_all, inside_all = sample(image, pose.project(allpts))
-    crossings = []
+    # each sample the mean of 3x3 pixels: one pixel's sensor noise, sharpening halo or JPEG
+    # block would otherwise pass for a foreign colour on a dark table
+    rgb_all, inside_all = sample(image, pose.project(allpts), radius=1)
+    runs, seen = [], []
     start = 0
     for pts in rings:
         rgb, inside = rgb_all[start:start + len(pts)], inside_all[start:start + len(pts)]
         start += len(pts)
-        if inside.sum() < 12:
+        seen.append(pts[inside, :2])
+        runs.append(pts[_foreign(rgb, inside), :2] if inside.sum() >= 12 else np.zeros((0, 2)))
+    crossings = []
+    for k, run in enumerate(runs):
+        if not len(run):
             continue
-        lum = rgb @ np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
-        chroma = _chroma(rgb)
-        ref = np.median(chroma[inside], axis=0)
-        ref_lum = float(np.median(lum[inside]))
-        far = np.hypot(*(chroma - ref).T) > FOREIGN_CHROMA
-        bright = lum > 2.5 * ref_lum
-        foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
-        # in a run of three along the ring (which wraps around)
-        before, after = np.roll(foreign, 1), np.roll(foreign, -1)
-        member = foreign & ((before & np.roll(foreign, 2)) | (before & after) | (after & np.roll(foreign, -2)))
-        if member.any():
-            crossings.append(pts[member, :2])
-    return HandSigns(np.concatenate(crossings) if crossings else np.zeros((0, 2)), int(inside_all.sum()))
+        others = [j for j in range(len(rings)) if j != k]
+        agreed = np.zeros(len(run), dtype=bool)
+        watched = np.zeros(len(run), dtype=bool)
+        for j in others:
+            agreed |= _within(run, runs[j])
+            watched |= _within(run, seen[j])
+        crossings.append(run[agreed | ~watched])
+    found = np.concatenate(crossings) if crossings else np.zeros((0, 2))
+    return HandSigns(found, int(inside_all.sum()))
+
+
+def _within(points: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """Which ``points`` have one of ``others`` within :data:`AGREE_MM`."""
+    if not len(others):
+        return np.zeros(len(points), dtype=bool)
+    d = np.hypot(points[:, None, 0] - others[None, :, 0], points[:, None, 1] - others[None, :, 1])
+    return d.min(axis=1) <= AGREE_MM
