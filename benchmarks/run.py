@@ -18,6 +18,9 @@ def load(path: Path):
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     assert spec.loader is not None
+    # registered under its name, so that worker processes (multiprocessing pickles
+    # functions by module and name) find this very module
+    sys.modules[path.stem] = module
     spec.loader.exec_module(module)
     return module
 

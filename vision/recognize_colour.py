@@ -50,15 +50,15 @@ def sample(image: np.ndarray, uv: np.ndarray, radius: int = 0) -> tuple[np.ndarr
     u = np.rint(np.where(finite, uv[:, 0], -1)).astype(np.intp)
     v = np.rint(np.where(finite, uv[:, 1], -1)).astype(np.intp)
     inside = finite & (u >= 0) & (u < w) & (v >= 0) & (v < h)
-    u, v = u[inside], v[inside]
-    total = np.zeros((len(u), 3), dtype=np.float32)
-    offsets = range(-radius, radius + 1)
-    for du in offsets:
-        for dv in offsets:
-            px = image[np.clip(v + dv, 0, h - 1), np.clip(u + du, 0, w - 1)]
-            total += LINEAR[px][:, None] if image.ndim == 2 else LINEAR[px[:, ::-1]]
     out = np.zeros((len(uv), 3), dtype=np.float32)
-    out[inside] = total / len(offsets) ** 2
+    if radius == 0:
+        px = image[v[inside], u[inside]]
+        out[inside] = LINEAR[px][:, None] if image.ndim == 2 else LINEAR[px[:, ::-1]]
+        return out, inside
+    du, dv = (a.ravel() for a in np.mgrid[-radius:radius + 1, -radius:radius + 1])
+    flat = np.clip(v[inside, None] + dv, 0, h - 1) * w + np.clip(u[inside, None] + du, 0, w - 1)
+    px = image.reshape(h * w, -1)[flat]  # points x patch x channels (BGR, or one grey)
+    out[inside] = LINEAR[px[..., ::-1]].mean(axis=1)
     return out, inside
 
 
