@@ -5,8 +5,9 @@ image it covers some of the table just outside the plate. The table is sampled o
 rings around the plate; samples whose chromaticity is far from the ring's own (measured in
 the same frame: its median; how far allows for the ring's noise) and not merely darker (a
 shadow keeps the table's chromaticity) are foreign. A run of foreign samples that another
-ring shows too is an arm; where it crosses tells recognition which positions to distrust. Skin tones are close to light wood, so this looks at the table, not
-the plate; a table of the skin's colour defeats it (the per-position checks remain).
+ring shows too is an arm; where it crosses tells recognition which positions to distrust.
+Skin tones are close to light wood, so this looks at the table, not the plate; a table of
+the skin's colour defeats it (the per-position checks remain).
 """
 
 from __future__ import annotations
