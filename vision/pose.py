@@ -356,7 +356,7 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
     R, _ = cv2.Rodrigues(rvec)
     t = tvec.reshape(3)
     pose = Pose(K, R, t, tuple(used), 0.0, source, dist if dist.size else None, (width, height))
-    err = float(np.sqrt(np.mean(np.sum((pose.project(obj) - img) ** 2, axis=1))))
+    err = _rms(pose, obj, img)
     if not math.isfinite(err) or err > MAX_REPROJECTION_PX:
         raise PoseError(f"the markers of {board.name} do not fit one plane view ({err:.1f} px RMS)")
     if (pose.to_camera(obj)[:, 2] <= 0).any() or pose.centre[2] <= 0:
@@ -370,6 +370,12 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
     if (sigma > noise).any():
         pose = _weighted_fit(pose, obj, img, sigma, focal_free)
     return dataclasses.replace(pose, covariance=_covariance(pose, obj, focal_free, sigma))
+
+
+def _rms(pose: Pose, obj: np.ndarray, img: np.ndarray) -> float:
+    """The RMS distance (px) between the board points ``obj`` as ``pose`` projects them
+    and where they were found (``img``)."""
+    return float(np.sqrt(np.mean(np.sum((pose.project(obj) - img) ** 2, axis=1))))
 
 
 def _side(corners: np.ndarray) -> float:
@@ -412,7 +418,7 @@ def _weighted_fit(pose: Pose, obj: np.ndarray, img: np.ndarray, sigma: np.ndarra
         current = dataclasses.replace(pose, K=K, R=cv2.Rodrigues(theta[:3])[0], t=theta[3:6].copy())
         if np.abs(step).max() < 1e-8:
             break
-    err = float(np.sqrt(np.mean(np.sum((current.project(obj) - img) ** 2, axis=1))))
+    err = _rms(current, obj, img)
     if not math.isfinite(err) or err > MAX_REPROJECTION_PX or current.centre[2] <= 0:
         return pose
     return dataclasses.replace(current, reprojection_px=err)

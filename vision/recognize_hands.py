@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import sample
+from .recognize_colour import luminance, sample
 from .render_camera import PLATE_THICKNESS
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
@@ -84,7 +84,7 @@ def _chroma(rgb: np.ndarray) -> np.ndarray:
 
 def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """Samples of one ring foreign to the table, in runs of three along it (it wraps)."""
-    lum = rgb @ np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
+    lum = luminance(rgb)
     chroma = _chroma(rgb)
     ref = np.median(chroma[inside], axis=0)
     ref_lum = float(np.median(lum[inside]))
