@@ -155,9 +155,11 @@ def _jacobian(points: np.ndarray, pose: Pose, params: int) -> np.ndarray:
 
 
 @lru_cache(maxsize=8)
-def _detector(dictionary: str) -> cv2.aruco.ArucoDetector:
+def _detector(dictionary: str, contour: bool = True) -> cv2.aruco.ArucoDetector:
+    """``contour``: refine corners by the marker's contour lines, the most accurate on
+    rendered frames; else by sub-pixel corner search."""
     params = cv2.aruco.DetectorParameters()
-    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR  # the most accurate on rendered frames
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR if contour else cv2.aruco.CORNER_REFINE_SUBPIX
     # small, blurred markers: read each cell's middle only, at a finer grid, and try more
     # threshold windows (on rendered 640x480 frames: 81 % of markers found, against 68 %)
     params.perspectiveRemoveIgnoredMarginPerCell = 0.3
@@ -185,7 +187,13 @@ def as_grey(image: np.ndarray) -> np.ndarray:
 
 
 def _detect(grey: np.ndarray, dictionary: str) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
-    corners, ids, rejected = _detector(dictionary).detectMarkers(grey)
+    try:
+        corners, ids, rejected = _detector(dictionary).detectMarkers(grey)
+    except cv2.error:
+        # OpenCV's contour refinement fails an assertion on some candidates (a contour
+        # side with too few points; seen on a rendered 640x480 frame with OpenCV 5.0):
+        # the frame is looked at again with the sub-pixel corner search
+        corners, ids, rejected = _detector(dictionary, contour=False).detectMarkers(grey)
     found: dict[int, np.ndarray] = {}
     twice: set[int] = set()
     for c, i in zip(corners, ids.reshape(-1) if ids is not None else ()):

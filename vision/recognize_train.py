@@ -54,10 +54,18 @@ def _jitter(colour: tuple[int, int, int], rng: random.Random, amount: int) -> tu
     return tuple(int(min(255, max(0, c + rng.randint(-amount, amount)))) for c in colour)  # type: ignore[return-value]
 
 
-def varied(board: Board, rng: random.Random) -> Board:
-    """The board with its plate and ball colours moved a little from the defaults."""
-    colours = {k: _jitter(c, rng, 14) for k, c in (board.colours or {}).items()}
-    return dataclasses.replace(board, plate_colour=_jitter(board.plate_colour, rng, 18), colours=colours)
+#: how far (sRGB levels, each channel) random frames move the ball or tile colours and the
+#: plate's from the board's defaults
+SPREAD = (14, 18)
+#: ... and the frames that test how recognition copes with colours it was not tuned on
+FAR_SPREAD = (25, 35)
+
+
+def varied(board: Board, rng: random.Random, spread: tuple[int, int] = SPREAD) -> Board:
+    """The board with its plate and ball colours moved from the defaults, by up to
+    ``spread`` (balls or tiles, plate)."""
+    colours = {k: _jitter(c, rng, spread[0]) for k, c in (board.colours or {}).items()}
+    return dataclasses.replace(board, plate_colour=_jitter(board.plate_colour, rng, spread[1]), colours=colours)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,13 +80,14 @@ class Scene:
 
 def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            resolutions=((640, 480), (800, 600), (1280, 720)),
-           lighting: Callable[[Camera, random.Random], Lighting] | None = None) -> Iterator[Scene]:
+           lighting: Callable[[Camera, random.Random], Lighting] | None = None,
+           spread: tuple[int, int] = SPREAD) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
-    random room light when None)."""
+    random room light when None); ``spread``: see :func:`varied`."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = random_position(game, rng, rng.randint(0, 40))
-        shown = varied(board, rng)
+        shown = varied(board, rng, spread)
         camera = random_camera(board, rng, resolutions=resolutions)
         hand = [random_hand(board, rng)] if rng.random() < hands else []
         light = random_lighting(rng) if lighting is None else lighting(camera, rng)
