@@ -13,10 +13,10 @@ benchmark to seeds no rule was looked at on.
 The webcam rows read the first frames of the same sets again, each put through a random
 consumer webcam's processing (``vision.render_webcam``: white balance, tone curve,
 vignetting, saturation, sharpening, low-quality JPEG), which the renderer does not make.
-The far-colour rows read the first frames of the same seeds with the ball (or tile) and
-plate colours moved up to 25 and 35 sRGB levels from the defaults instead of 14 and 18
-(``vision.recognize_train.FAR_SPREAD``): a different renderer's idea of light wood or red,
-which no threshold was tuned on. (The draws differ, so these are other frames.)
+The far-colour rows render the first seeds of the same sets with the ball (or tile) and
+plate colours moved farther from the defaults than the thresholds were chosen on
+(``vision.recognize_train.far_colours``): another renderer's idea of light wood or red.
+(The draws differ, so these are other frames.)
 Frames are spread over the machine's cores.
 """
 
@@ -33,7 +33,7 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import FAR_SPREAD, SPREAD, scenes
+from vision.recognize_train import far_colours, scenes, varied
 from vision.render_webcam import Webcam
 from vision.score import score
 
@@ -51,7 +51,7 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     board_name, seed, kind = job
     cv2.setNumThreads(1)
     board = load_board(board_name)
-    sc = next(scenes(board, random.Random(seed), 1, hands=HANDS, spread=FAR_SPREAD if kind == "far-colour" else SPREAD))
+    sc = next(scenes(board, random.Random(seed), 1, hands=HANDS, vary=far_colours if kind == "far-colour" else varied))
     key = (board_name, sc.game)
     if key not in _recognizers:
         _recognizers[key] = Recognizer(board, sc.game)

@@ -13,7 +13,7 @@ lower ball that may be what is seen (:func:`lookalikes`), and a red one that is 
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
 above the base must show something read under it (:func:`unconfirmed`), and a ball there
 that the model is not quite sure of must not be mostly what the balls below would show
-through the place empty, nor, however sure, nearly all lower balls not seen
+through the place empty, nor, however sure, right before a lower ball not seen
 (:func:`alike_below`). The support rules close the reading: a
 ball seen over a support read empty makes both unknown, a position over a support read
 empty is empty (nothing floats), and a ball whose supports are not all seen as balls (or
@@ -118,11 +118,11 @@ class Thresholds:
     #: empty level-2 places were read as balls at 0.992-0.998 on fresh frames, 80-100 % so
     upper_ball: float = 0.999
     alike_below: float = 0.75
-    #: ... and at any P(ball), when ``unseen_below`` or more of its samples would show lower
+    #: ... and at any P(ball), when a lower ball read unknown lies right behind it
+    #: (:attr:`Geometry.aligned`), ``unseen_below`` or more of its samples would show lower
     #: balls read unknown (hidden by it, most often) and no ball read rests on it: seen from
     #: 45 degrees, an empty level-2 place lies right before a base ball, whose shading is a
-    #: ball's. A red one read so at P(ball) 0.9995, 98 %; on 1,000 frames, 25 balls read
-    #: right were 90 % or more so
+    #: ball's. A red one read so at P(ball) 0.9995, 98 %
     unseen_below: float = 0.9
     #: a ball read black no darker than the plate's deepest shade round the base (the
     #: darkest 2 % of its samples, :func:`plate_shade`) less this is unknown
@@ -488,7 +488,8 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
     on it keeps its reading, as on a support seen too little (:func:`settle`), but does not
     settle this one, which stays unknown.
 
-    However sure the model, a ball is unknown when nearly all its samples
+    However sure the model, a ball is unknown when a lower ball read unknown lies almost
+    exactly behind it (:attr:`Geometry.aligned`) and nearly all its samples
     (``th.unseen_below``) would show lower balls read unknown, unless a ball read rests on
     it: seen obliquely, a ball right behind an empty place is shaded as one there would be,
     and only its size, a few per cent smaller, differs."""
@@ -501,10 +502,12 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)
-        if unseen.mean() >= th.unseen_below and not any(i in sup and readings[k].code not in "?."
-                                                       for k, sup in enumerate(layout.supports)):
-            out[i] = Reading("?", f"ball?, {unseen.mean():.0%} of it would show lower balls not seen, were it "
-                             "empty: it may be them", r.p, r.shares, seen=r.seen, glimpsed=True)
+        back = [j for j in geo.aligned[i] if codes[j] == "?"]
+        if back and unseen.mean() >= th.unseen_below and not any(i in sup and readings[k].code not in "?."
+                                                                 for k, sup in enumerate(layout.supports)):
+            out[i] = Reading("?", f"ball?, right before {layout.names[back[0]]}, not seen, and {unseen.mean():.0%} "
+                             "of it would show lower balls not seen were it empty: it may be them",
+                             r.p, r.shares, seen=r.seen, glimpsed=True)
             continue
         if not r.p[1] < th.upper_ball:
             continue

@@ -54,18 +54,22 @@ def _jitter(colour: tuple[int, int, int], rng: random.Random, amount: int) -> tu
     return tuple(int(min(255, max(0, c + rng.randint(-amount, amount)))) for c in colour)  # type: ignore[return-value]
 
 
-#: how far (sRGB levels, each channel) random frames move the ball or tile colours and the
-#: plate's from the board's defaults
-SPREAD = (14, 18)
-#: ... and the frames that test how recognition copes with colours it was not tuned on
-FAR_SPREAD = (25, 35)
-
-
-def varied(board: Board, rng: random.Random, spread: tuple[int, int] = SPREAD) -> Board:
-    """The board with its plate and ball colours moved from the defaults, by up to
-    ``spread`` (balls or tiles, plate)."""
+def varied(board: Board, rng: random.Random, spread: tuple[int, int] = (14, 18)) -> Board:
+    """The board with its ball (or tile) and plate colours moved from the defaults, each
+    channel by up to ``spread`` sRGB levels (balls, plate)."""
     colours = {k: _jitter(c, rng, spread[0]) for k, c in (board.colours or {}).items()}
     return dataclasses.replace(board, plate_colour=_jitter(board.plate_colour, rng, spread[1]), colours=colours)
+
+
+def far_colours(board: Board, rng: random.Random) -> Board:
+    """The board with colours farther from the defaults than any frame the thresholds were
+    chosen on: each channel moved by up to 10 % (balls, tiles) or 14 % (plate) of the
+    colour's brightest channel, so that light wood may be redder or greener than the
+    plate while black stays black (another renderer's idea of the materials)."""
+    def move(c: tuple[int, int, int], share: float) -> tuple[int, int, int]:
+        return _jitter(c, rng, max(2, round(share * max(c))))
+    colours = {k: move(c, 0.10) for k, c in (board.colours or {}).items()}
+    return dataclasses.replace(board, plate_colour=move(board.plate_colour, 0.14), colours=colours)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,13 +85,13 @@ class Scene:
 def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            resolutions=((640, 480), (800, 600), (1280, 720)),
            lighting: Callable[[Camera, random.Random], Lighting] | None = None,
-           spread: tuple[int, int] = SPREAD) -> Iterator[Scene]:
+           vary: Callable[[Board, random.Random], Board] = varied) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
-    random room light when None); ``spread``: see :func:`varied`."""
+    random room light when None), ``vary(board, rng)`` the board's colours."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = random_position(game, rng, rng.randint(0, 40))
-        shown = varied(board, rng, spread)
+        shown = vary(board, rng)
         camera = random_camera(board, rng, resolutions=resolutions)
         hand = [random_hand(board, rng)] if rng.random() < hands else []
         light = random_lighting(rng) if lighting is None else lighting(camera, rng)
