@@ -111,12 +111,16 @@ def test_frames_through_a_cheap_webcam_give_no_confident_wrong_reading():
         assert arms <= 0.1 * count, (board.name, arms)
 
 
-@pytest.mark.parametrize("seed,name,not_read", [
-    (2800750, "", ""),       # OpenCV's contour refinement failed an assertion on this frame
-    (2800833, "1a2", "D"),   # light wooden balls redder than the plate, in shade, read stained
-    (2802054, "1b3", "D"),
+@pytest.mark.parametrize("seed,name,not_read,whole", [
+    (2800750, "", "", True),       # OpenCV's contour refinement failed an assertion on this frame
+    (2800833, "1a2", "D", True),   # light wooden balls redder than the plate, in shade, read stained
+    (2802054, "1b3", "D", True),
+    # a red level-3 ball read empty, confirmed by two red balls under it whose own readings
+    # were then withdrawn as maybe the balls below; (its black balls, (55, 10, 10), are dark
+    # red and read red: not a frame to read whole)
+    (2801007, "3a2", ".", False),
 ])
-def test_frames_with_colours_far_from_the_defaults(seed, name, not_read):
+def test_frames_with_colours_far_from_the_defaults(seed, name, not_read, whole):
     """Frames whose ball and plate colours were moved up to 25 and 35 sRGB levels from the
     defaults (no threshold was chosen on such frames) that were once misread, or crashed."""
     sc = next(scenes(PYRAMID, random.Random(seed), 1, hands=0.35, vary=lambda b, rng: varied(b, rng, (25, 35))))
@@ -124,7 +128,8 @@ def test_frames_with_colours_far_from_the_defaults(seed, name, not_read):
     assert result.ok
     if name:
         assert result.observation.cells[name] != not_read
-    assert tally([(result, sc.cells)])["wrong"] == 0
+    if whole:
+        assert tally([(result, sc.cells)])["wrong"] == 0
 
 
 def test_a_hand_over_tiles_through_a_saturating_webcam_is_not_tiles():

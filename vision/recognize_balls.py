@@ -292,8 +292,9 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
-    readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
+    # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = alike_below(layout, geo, readings, inside, maybe, th)
+    readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
 
 
