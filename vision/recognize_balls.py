@@ -499,13 +499,16 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
     for i, r in readings.items():
         if layout.levels[i] == 1 or r.code in "?.#":
             continue
+        back = [j for j in geo.aligned[i] if codes[j] == "?"]
+        if back and any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports)):
+            back = []  # a ball read resting on it: it is there
+        if not back and not r.p[1] < th.upper_ball:
+            continue
         _, top, nearest = _through(layout, geo, i, inside, maybe)
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)
-        back = [j for j in geo.aligned[i] if codes[j] == "?"]
-        if back and unseen.mean() >= th.unseen_below and not any(i in sup and readings[k].code not in "?."
-                                                                 for k, sup in enumerate(layout.supports)):
+        if back and unseen.mean() >= th.unseen_below:
             out[i] = Reading("?", f"ball?, right before {layout.names[back[0]]}, not seen, and {unseen.mean():.0%} "
                              "of it would show lower balls not seen were it empty: it may be them",
                              r.p, r.shares, seen=r.seen, glimpsed=True)
