@@ -132,6 +132,20 @@ def test_frames_with_colours_far_from_the_defaults(seed, name, not_read, whole):
         assert tally([(result, sc.cells)])["wrong"] == 0
 
 
+def test_far_colours_move_each_colour_by_its_brightness():
+    """The benchmark's far-colour frames: light wood may move 22 levels a channel, black
+    only 3 (25 levels a channel made black balls dark red, which nothing can tell from a
+    red ball in shadow)."""
+    rng = random.Random(5)
+    moved = {k: 0 for k in PYRAMID.colours} | {"plate": 0}
+    for _ in range(300):
+        b = far_colours(PYRAMID, rng)
+        for k, c in b.colours.items():
+            moved[k] = max(moved[k], *(abs(x - y) for x, y in zip(c, PYRAMID.colours[k])))
+        moved["plate"] = max(moved["plate"], *(abs(x - y) for x, y in zip(b.plate_colour, PYRAMID.plate_colour)))
+    assert moved["B"] == 3 and moved["L"] == 22 and moved["W"] == 24 and moved["plate"] == 30, moved
+
+
 def test_a_hand_over_tiles_through_a_saturating_webcam_is_not_tiles():
     """Frame 1100050 through its random webcam (saturation 1.46, an S-curve): the skin of
     the hand over the tiles, judged against the plate's margin (the wood round those cells
