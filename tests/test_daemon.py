@@ -104,8 +104,9 @@ def test_daemon_publishes_over_mosquitto_and_takes_commands(tmp_path):
             events = sub.events("t1")
             seqs = [e["seq"] for e in events]
             assert seqs == sorted(set(seqs)) and events[0]["type"] == "new-game"
-            state = sub.last("arbiter/t1/state").json()
-            assert state["status"] == "finished" and state["players"] == {"white": "Ann"}
+            # the state is published just after the events it follows: it may be a moment behind
+            assert wait_until(lambda: sub.last("arbiter/t1/state").json()["status"] == "finished", timeout=10)
+            assert sub.last("arbiter/t1/state").json()["players"] == {"white": "Ann"}
             assert sub.last("arbiter/t1/status").payload == b"online"
             # the turn topic is published just after the state: it may be a moment behind
             assert wait_until(lambda: sub.last("arbiter/t1/turn").payload == b"none", timeout=10)
