@@ -356,13 +356,18 @@ def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: 
     for i, r in readings.items():
         if layout.levels[i] == 1 or r.code not in LIGHT or not r.seen < th.upper_alone:
             continue
-        if any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports)):
+        if _rested_on(layout, readings, i):
             continue
         alike = [layout.names[j] for j in geo.behind[i] if readings[j].code in (r.code, "?")]
         if alike:
             out[i] = Reading("?", f"ball?, {r.seen:.0%} in view in line with {alike[0]} behind it, which may be "
                              "what is seen", r.p, r.shares, seen=r.seen, glimpsed=True)
     return out
+
+
+def _rested_on(layout: Layout, readings: dict[int, Reading], i: int) -> bool:
+    """Whether a ball is read resting on position ``i``: then a ball is there."""
+    return any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports))
 
 
 def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray,
@@ -500,8 +505,8 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
         if layout.levels[i] == 1 or r.code in "?.#":
             continue
         back = [j for j in geo.aligned[i] if codes[j] == "?"]
-        if back and any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports)):
-            back = []  # a ball read resting on it: it is there
+        if back and _rested_on(layout, readings, i):
+            back = []  # it is there
         if not back and not r.p[1] < th.upper_ball:
             continue
         _, top, nearest = _through(layout, geo, i, inside, maybe)

@@ -66,6 +66,13 @@ def luminance(rgb: np.ndarray) -> np.ndarray:
     return rgb @ LUMA
 
 
+def log_chroma(rgb: np.ndarray, floor: float = EPS) -> np.ndarray:
+    """Log chromaticity ratios, red/green and blue/green (N x 2), of linear colours (N x 3),
+    each channel at least ``floor``: a colour's hue and saturation whatever its light."""
+    c = np.maximum(np.asarray(rgb, dtype=np.float64), floor)
+    return np.stack([np.log(c[:, 0] / c[:, 1]), np.log(c[:, 2] / c[:, 1])], axis=1)
+
+
 @dataclass(frozen=True, slots=True)
 class Relative:
     """A colour relative to the lit plate: ``level`` = log(luminance / plate's), and

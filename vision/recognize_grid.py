@@ -18,7 +18,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import LINEAR, linear_rgb
+from .recognize_colour import LINEAR, linear_rgb, log_chroma
 from .recognize_features import Colours, percentiles
 
 #: a tile colour or controller needs this share of its samples
@@ -161,13 +161,6 @@ def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
-def _log_chroma_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Per row, how far apart two linear colours' chromaticities are (log red/green and
-    blue/green)."""
-    q = np.maximum(a, 1e-5) / np.maximum(b, 1e-5)
-    return np.hypot(np.log(q[:, 0] / q[:, 1]), np.log(q[:, 2] / q[:, 1]))
-
-
 def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
                   protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples are clearly nearest to (twice as near as to
@@ -261,7 +254,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ref, _ = local_wood(wood, ok_w, plate)
     colour, share = _tile_colours(tile, ok_t, ref, protos)
     tile_median = median_rgb(tile, ok_t)
-    alike = _log_chroma_distance(tile_median, median_rgb(wood, ok_w))
+    alike = np.hypot(*(log_chroma(tile_median, 1e-5) - log_chroma(median_rgb(wood, ok_w), 1e-5)).T)
     ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):

@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import luminance, sample
+from .recognize_colour import log_chroma, luminance, sample
 from .render_camera import PLATE_THICKNESS
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
@@ -77,15 +77,10 @@ def band_points(board: Board) -> list[np.ndarray]:
     return rings
 
 
-def _chroma(rgb: np.ndarray) -> np.ndarray:
-    c = np.maximum(rgb.astype(np.float64), 1e-4)
-    return np.stack([np.log(c[:, 0] / c[:, 1]), np.log(c[:, 2] / c[:, 1])], axis=1)
-
-
 def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """Samples of one ring foreign to the table, in runs of three along it (it wraps)."""
     lum = luminance(rgb)
-    chroma = _chroma(rgb)
+    chroma = log_chroma(rgb)
     ref = np.median(chroma[inside], axis=0)
     ref_lum = float(np.median(lum[inside]))
     dist = np.hypot(*(chroma - ref).T)
