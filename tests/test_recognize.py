@@ -22,7 +22,7 @@ from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
-                                    red_through, settle, unconfirmed)
+                                    plate_coloured, red_through, settle, unconfirmed)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import far_colours, scenes, varied
@@ -260,6 +260,9 @@ def test_a_loosely_pinned_pose_leaves_the_upper_balls_unknown():
     (PYRAMID, 2201145, "2c2", "."),  # a red level-2 ball read empty, confirmed by the red one below
     (PYRAMID, 2501160, "1c4", "."),  # a light wooden ball in a light shade (-0.64), and three on it
     (PYRAMID, 2700974, "2b3", "R"),  # an empty level-2 place right before a red base ball, at P(ball) 0.9995
+    (PYRAMID, 2401053, "1b3", "L"),  # an empty hollow ringed by balls, the plate's colour, at P(ball) 1.00
+    (PYRAMID, 2402437, "1b2", "L"),  # ... where the light wooden balls are pinker than the plate
+    (PYRAMID, 3001416, "1c3", "L"),
 ])
 def test_frames_once_misread(board, seed, name, not_read):
     """Frames from the random sets (benchmarks/bench_vision_random.py) where a position
@@ -365,6 +368,34 @@ def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
     assert read("D", -3.4, -3.25) == "D"      # darker than the shade itself
     assert read("D", -2.9, -1.5) == "D"
     assert read("L", -0.5, -3.25) == "L"
+
+
+def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown():
+    """An empty hollow ringed by balls is shaded much as a ball is, and shows the plate's
+    wood: where this frame's light wooden balls are of another tint, a "ball" of the plate's
+    tint there may be the hollow (frames 2401053, 2402437 and 3001416 in
+    test_frames_once_misread)."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+
+    def wood(rg: float, bg: float, seen: float = 0.9) -> Reading:
+        return Reading("L", "seen", colour=(-0.5, 0.0, rg, bg, 0.35, 0.0), seen=seen)
+
+    def read(hollow: Reading, fellows: list[Reading], above: str = ".") -> str:
+        r = {i: Reading(".", "seen empty") for i in range(len(layout.names))}
+        r[index["1b2"]] = hollow
+        for name, fellow in zip(("1a1", "1d4", "1c1"), fellows):
+            r[index[name]] = fellow
+        r[index["2a1"]] = Reading(above, "seen")
+        return plate_coloured(layout, r, Thresholds())[index["1b2"]].code
+
+    pinker = [wood(0.35, 0.2), wood(0.3, 0.15), wood(0.4, 0.2)]
+    assert read(wood(0.01, -0.02), pinker) == "?"
+    assert read(wood(0.25, 0.12), pinker) == "L"                 # of their tint
+    assert read(wood(0.01, -0.02), [wood(0.03, 0.02)] * 3) == "L"  # wood and plate alike: no cue
+    assert read(wood(0.01, -0.02), [wood(0.35, 0.2, seen=0.5)]) == "L"  # fellows seen too little
+    assert read(wood(0.01, -0.02), []) == "L"
+    assert read(wood(0.01, -0.02), pinker, above="D") == "L"     # a ball read resting on it
 
 
 def test_plate_shade_is_the_darkest_of_the_plate_coloured_ring():

@@ -6,7 +6,9 @@ Positions are read top-down (level 4 first): a sample counts only where no ball 
 present hides it. A position is reported only when the model is sure (thresholds chosen on
 rendered frames so that none was confidently wrong); otherwise it is ``?``. A ball read
 black must be darker than a white ball could look in the plate's shade
-(:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A base ball
+(:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light wooden
+base ball of the plate's colour, where the frame's other light wooden balls are not, is
+``?`` (:func:`plate_coloured`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
@@ -91,6 +93,14 @@ class Thresholds:
     #: base balls read right on three sets of 3,000 frames fall below these
     wooden_seen: float = 0.7
     wooden_ball: float = 0.998
+    #: a light wooden base ball within ``wood_plate`` (log red/green and blue/green) of the
+    #: plate's chromaticity is unknown where this frame's other light wooden base balls, seen
+    #: over ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
+    #: :func:`plate_coloured`): empty hollows ringed by balls were read as light wood at
+    #: P(ball) 1.00 on fresh frames, 0.005-0.03 from the plate where their fellows were
+    #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
+    wood_plate: float = 0.06
+    wood_apart: float = 0.15
     #: a light ball above the base showing less of itself than this, in line with a lower
     #: ball behind it that may be of its colour, may be that ball seen through an empty place
     #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
@@ -290,6 +300,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             maybe[i] = readings[int(i)].code != "."
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
+    if WOODEN in letters:
+        readings = plate_coloured(layout, readings, th)
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
@@ -319,6 +331,32 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
         elif r.code == "D" and r.colour[0] > shade - th.wood_shade:
             out[i] = replace(r, code="?", why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a light wooden ball in shade could look so")
+    return out
+
+
+def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A light wooden base ball of the plate's own colour is unknown where the frame's other
+    light wooden base balls are not of it: an empty hollow ringed by balls is shaded by
+    them much as a ball is, and shows the plate's wood. Where the balls' wood matches the
+    plate's (as the reference board's does) this says nothing, and it is left alone; a ball
+    read resting on it settles it."""
+    wooden = {i: np.array(r.colour[2:4]) for i, r in readings.items()
+              if r.code in WOODEN and r.colour and layout.levels[i] == 1}
+    out = dict(readings)
+    for i, chroma in wooden.items():
+        plate = float(np.hypot(*chroma))
+        if plate > th.wood_plate or _rested_on(layout, readings, i):
+            continue
+        fellows = [c for j, c in wooden.items() if j != i and readings[j].seen >= th.wooden_seen]
+        if not fellows:
+            continue
+        usual = np.median(np.array(fellows), axis=0)
+        apart = float(np.hypot(*usual))
+        if apart >= th.wood_apart and float(np.hypot(*(chroma - usual))) > plate:
+            r = readings[i]
+            out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it) where this frame's "
+                             f"light wooden balls are {apart:.2f} from it: may be the hollow", r.p, r.shares,
+                             seen=r.seen)
     return out
 
 
