@@ -95,7 +95,7 @@ class Thresholds:
     wooden_ball: float = 0.998
     #: a light wooden base ball within ``wood_plate`` (log red/green and blue/green) of the
     #: plate's chromaticity is unknown where this frame's other light wooden base balls, seen
-    #: over ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
+    #: ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
     #: :func:`plate_coloured`): empty hollows ringed by balls were read as light wood at
     #: P(ball) 1.00 on fresh frames, 0.005-0.03 from the plate where their fellows were
     #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
