@@ -17,6 +17,9 @@ The far-colour rows render the first seeds of the same sets with the ball (or ti
 plate colours moved farther from the defaults than the thresholds were chosen on
 (``vision.recognize_train.far_colours``): another renderer's idea of light wood or red.
 (The draws differ, so these are other frames.)
+The soft-light rows render the first seeds with a light that has a size and bounces off
+the plate (``vision.render_light.soft_lighting``): soft shadows and warm undersides, as a
+real lamp or window gives, which the thresholds were never chosen on.
 Frames are spread over the machine's cores.
 """
 
@@ -34,6 +37,7 @@ import cv2
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_train import far_colours, scenes, varied
+from vision.render_light import soft_lighting
 from vision.render_webcam import Webcam
 from vision.score import score
 
@@ -43,6 +47,8 @@ SETS = {"pyramid-4": (2_600_000, 3000), "grid-9": (1_100_000, 1500)}
 WEBCAM = {"pyramid-4": 1000, "grid-9": 500}
 #: board -> frames of its seeds rendered with colours far from the defaults
 FAR = {"pyramid-4": 1000, "grid-9": 500}
+#: board -> frames of its seeds rendered under a soft, bouncing light
+SOFT = {"pyramid-4": 1000, "grid-9": 500}
 HANDS = 0.35
 _recognizers: dict = {}
 
@@ -51,7 +57,9 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     board_name, seed, kind = job
     cv2.setNumThreads(1)
     board = load_board(board_name)
-    sc = next(scenes(board, random.Random(seed), 1, hands=HANDS, vary=far_colours if kind == "far-colour" else varied))
+    light = (lambda camera, rng: soft_lighting(rng)) if kind == "soft-light" else None
+    sc = next(scenes(board, random.Random(seed), 1, hands=HANDS, lighting=light,
+                     vary=far_colours if kind == "far-colour" else varied))
     key = (board_name, sc.game)
     if key not in _recognizers:
         _recognizers[key] = Recognizer(board, sc.game)
@@ -63,7 +71,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
         return c, []
     wrong = score(result.observation.cells, sc.cells, c)
     c["whole"] += c["right"] == c["chars"]
-    how = {"webcam": " through a webcam", "far-colour": " with far colours"}.get(kind, "")
+    how = {"webcam": " through a webcam", "far-colour": " with far colours",
+           "soft-light": " under a soft light"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -75,6 +84,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan = [(b, first, frames, "random") for b, (first, frames) in SETS.items()]
     plan += [(b, SETS[b][0], frames, "webcam") for b, frames in WEBCAM.items()]
     plan += [(b, SETS[b][0], frames, "far-colour") for b, frames in FAR.items()]
+    plan += [(b, SETS[b][0], frames, "soft-light") for b, frames in SOFT.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:
             count = 40 if quick else frames

@@ -313,6 +313,47 @@ def test_light_intensity_colour_and_direction_change_the_image_as_they_should():
     assert shaded < 0.6 * empty
 
 
+def test_a_light_with_a_size_softens_the_shadows_edge_and_bounce_lights_the_undersides():
+    """A lamp of some size casts a penumbra: across the edge of a ball's shadow the plate
+    darkens over a longer stretch than under a point light, and the same light keeps the
+    shadow's core. Bounce light from the plate brightens a ball's underside, in the
+    plate's colour, and leaves the plate alone."""
+    cam = overhead(400, 50, (640, 480))
+    cells = {"1a2": "W"}  # by the plate's edge: nothing else lies where its shadow falls
+    x, y, z = PYRAMID.position("1a2").centre
+    up = math.radians(35)
+    point = Lighting((math.cos(up), 0.0, math.sin(up)), ambient=0.15)
+    lamp = Lighting((math.cos(up), 0.0, math.sin(up)), ambient=0.15, size=12.0)
+    # a line on the plate across the shadow's edge, beyond the ball: its shadow is an
+    # ellipse centred z / tan(up) away from the light, 15 / sin(up) long and 15 wide
+    line = [(x - 30, y + d, 0.0) for d in np.linspace(0, 30, 61)]
+    spots = np.rint(cam.project(line)).astype(int)
+
+    def profile(light):
+        grey = cv2.cvtColor(render(PYRAMID, cells, cam, lighting=light).image, cv2.COLOR_BGR2GRAY).astype(float)
+        return np.array([grey[v, u] for u, v in spots])
+
+    hard, soft = profile(point), profile(lamp)
+    lo, hi = hard.min(), hard.max()
+    assert hi - lo > 40  # the line crosses the shadow's edge
+    ramp = lambda p: int(((p > lo + 0.1 * (hi - lo)) & (p < hi - 0.1 * (hi - lo))).sum())  # noqa: E731
+    assert ramp(soft) >= 2 * ramp(hard) + 4, (ramp(soft), ramp(hard))
+    assert soft[0] < lo + 0.2 * (hi - lo)  # the core stays dark
+    # bounce: the underside of a ball seen from low down, lit by the plate below
+    side = Camera.look_at((0, -450, 120), (x, y, z), 40, 640, 480)
+    plain = render(PYRAMID, cells, side, lighting=Lighting((0.0, 0.3, 0.95), ambient=0.1))
+    bounced = render(PYRAMID, cells, side, lighting=Lighting((0.0, 0.3, 0.95), ambient=0.1, bounce=1.0))
+    below = pixel(bounced, (x, y - 10, z - 10)) - pixel(plain, (x, y - 10, z - 10))
+    assert below.sum() > 30 and below[2] > below[0]  # BGR: brighter, redder than bluer, as the wood
+    assert np.array_equal(pixel(bounced, (x + 60, y + 40, 0.0)), pixel(plain, (x + 60, y + 40, 0.0)))
+    # the light's points lie within its angular radius, above the horizon
+    towards = lamp.directions()
+    assert len(towards) > 1 and (towards[:, 2] > 0).all()
+    angles = np.degrees(np.arccos(np.clip(towards @ np.asarray(lamp.direction), -1, 1)))
+    assert angles.max() <= 12.0 + 1e-6 and angles.max() > 8.0
+    assert Lighting().directions().shape == (1, 3)
+
+
 def test_hollows_are_darker_than_the_flat_plate_around_them():
     cam = overhead(400, 50)
     frame = render(PYRAMID, {}, cam, lighting=Lighting((0.4, 0.3, 0.87), ambient=0.25))
@@ -397,6 +438,10 @@ def test_bad_input_is_refused_with_a_reason():
         render(PYRAMID, {}, cam, jpeg_quality=0)
     with pytest.raises(ValueError, match="upwards"):
         Lighting((0, 0, -1))
+    with pytest.raises(ValueError, match="angular radius"):
+        Lighting(size=60.0)
+    with pytest.raises(ValueError, match="bounce"):
+        Lighting(bounce=1.5)
     with pytest.raises(ValueError, match="rotation"):
         Camera(640, 480, 500, 500, np.diag([1.0, 1.0, -1.0]), np.zeros(3))
 

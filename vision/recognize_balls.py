@@ -13,7 +13,9 @@ seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
-above the base must show something read under it (:func:`unconfirmed`), and a ball there
+above the base must show something read under it, which must look so beside it too
+(:func:`unconfirmed`), a ball read partly through such a place, doubted later, must look as
+read elsewhere (:func:`beneath_doubt`; both in vision/recognize_through.py), and a ball there
 that the model is not quite sure of must not be mostly what the balls below would show
 through the place empty, nor, however sure, right before a lower ball not seen
 (:func:`alike_below`). The support rules close the reading: a
@@ -34,6 +36,7 @@ from .recognize_colour import LINEAR
 from .recognize_features import DARK, Colours, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
+from .recognize_through import beneath_doubt, through, unconfirmed
 
 
 #: balls of the plate's lightness, told from it by shading alone
@@ -307,6 +310,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = alike_below(layout, geo, readings, inside, maybe, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
+    readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
 
 
@@ -460,68 +464,6 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     return out
 
 
-def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
-                maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
-    """An empty place above the base is read only when what the view meets through it is
-    seen: a place under it read empty, or a ball read among the nearest balls its samples
-    would show (:attr:`Geometry.through`) that looks there as it does itself (median
-    brightness within ``th.seen_through_level``, chromaticity within
-    ``th.seen_through_chroma``). Otherwise the place may hold a ball in shadow whose
-    shading the model took for the balls below showing through, a ball that also hides
-    them from their own reading: on three sets of 3,000 frames, every ball above the base
-    read empty (but those resting on one) showed no ball read through it, bar one that
-    showed a white ball below it as black. Nor may the samples that would meet no ball (the
-    plate between the balls below) look coloured (:func:`_gap_colour`): a red ball read
-    empty was confirmed by the red ball below it. Level by level from the bottom, so that
-    the doubt climbs to the places resting on one."""
-    out = dict(readings)
-    for i in sorted(out, key=lambda j: layout.levels[j]):
-        sup = layout.supports[i]
-        if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
-            continue
-        seen, top, nearest = _through(layout, geo, i, inside, maybe)
-        shown = [int(j) for j in np.flatnonzero(nearest.any(axis=0)) if out[int(j)].code not in "?."]
-        why = "empty?, nothing it would show is seen there"
-        col = Colours.of(lin[geo.body[i]][seen], plate)
-        gap = _gap_colour(col, top == 0, th)
-        if gap is not None:
-            why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
-        elif shown and any(_looks_itself(out[j], col, nearest[:, j], th) for j in shown):
-            continue
-        r = out[i]
-        out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
-    return out
-
-
-def _through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
-             maybe: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Place ``i``'s samples in view, and for each of those the level of the nearest balls
-    that may be present the view would meet through it were it empty (0: none, the plate
-    between balls) and which they are (samples x positions)."""
-    seen = in_view(geo, np.array([i]), inside, maybe)[0]
-    met = geo.through[i][seen] & maybe
-    top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
-    return seen, top, met & (layout.levels == top[:, None])
-
-
-def _gap_colour(col: Colours, gap: np.ndarray, th: Thresholds) -> float | None:
-    """The median chromaticity's distance from the plate's where the view through an empty
-    place would meet no ball (the plate between the balls), when it is far enough to deny it."""
-    if gap.sum() < th.gap_samples or float(np.median(col.level[gap])) < DARK:
-        return None
-    far = math.hypot(float(np.median(col.rg[gap])), float(np.median(col.bg[gap])))
-    return far if far > th.gap_chroma else None
-
-
-def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
-    """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
-    if not r.colour:
-        return False
-    level, rg, bg = (float(np.median(v[where])) for v in (col.level, col.rg, col.bg))
-    return (abs(level - r.colour[0]) <= th.seen_through_level
-            and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)
-
-
 def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], inside: np.ndarray, maybe: np.ndarray,
                 th: Thresholds) -> dict[int, Reading]:
     """A ball above the base that the model is not quite sure of (P(ball) under
@@ -548,7 +490,7 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
             back = []  # it is there
         if not back and not r.p[1] < th.upper_ball:
             continue
-        _, top, nearest = _through(layout, geo, i, inside, maybe)
+        _, top, nearest = through(layout, geo, i, inside, maybe)
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)

@@ -4,8 +4,9 @@ One ray per pixel (or per sub-pixel with ``supersample``), cast with NumPy: ever
 tested only against the rays inside its projected bounding box. The table, the wooden
 plate with its base hollows and printed ArUco markers, balls (Lambert + Blinn-Phong),
 tiles on control plates and hands are shaded in linear light under one distant light plus
-hemispherical ambient light, with hard cast shadows (a ray towards the light, blocked by
-any solid) and soft contact darkening under balls. Then the camera: optical blur, sRGB
+hemispherical ambient light, with cast shadows (a ray towards the light, blocked by any
+solid; several over the disc of a light with a size, for soft edges), light bounced up
+from the plate if asked, and soft contact darkening under balls. Then the camera: optical blur, sRGB
 encoding, Gaussian sensor noise, and optionally a JPEG round trip.
 
 Used by the tests, the benchmarks and the ``sim:`` source. Deterministic: the only random
@@ -274,15 +275,24 @@ def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np
     # of the view alone, so a hand or a piece never changes the wood elsewhere)
     footprint = max(float(cam.to_camera([(0.0, 0.0, 0.0)])[0, 2]), 1.0) / cam.fx
     albedo, ks, shin = _albedo(board, scene, buf, points, table_colour, wood_seed, footprint)
-    lit = _shadows(scene, cam, board, points, buf, dent, light)
     n = buf.n.astype(np.float32)
-    ndotl = np.clip(dot(n, light.astype(np.float32)), 0.0, None) * lit
+    # a light with a size: shading and shadows averaged over points of its disc
+    ndotl = np.zeros(buf.t.shape, dtype=np.float32)
+    reached = np.zeros(buf.t.shape, dtype=np.float32)
+    towards = lighting.directions()
+    for d in towards:
+        lit = _shadows(scene, cam, board, points, buf, dent, d)
+        ndotl += np.clip(dot(n, d.astype(np.float32)), 0.0, None) * lit
+        reached += lit
+    if len(towards) > 1:
+        ndotl /= len(towards)
+        reached /= len(towards)
     spec = np.zeros_like(ndotl)
     shiny = (ndotl > 0) & (ks > 0)
     half = light - rays[shiny]
     half /= np.sqrt(dot(half, half))[:, None]
     with np.errstate(under="ignore"):
-        spec[shiny] = ks[shiny] * np.power(np.clip(dot(n[shiny], half), 0.0, 1.0), shin[shiny])
+        spec[shiny] = ks[shiny] * reached[shiny] * np.power(np.clip(dot(n[shiny], half), 0.0, 1.0), shin[shiny])
     # sky light from above: surfaces facing down get less; hollows and ball contacts less still
     ambient = lighting.ambient * (0.55 + 0.45 * n[..., 2]) * _contact(scene, cam, points, buf)
     in_dent = dent >= 0
@@ -293,6 +303,11 @@ def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np
     sky = 0.5 * colour + 0.5
     direct = lighting.intensity * colour
     radiance = albedo * (ambient[..., None] * sky + ndotl[..., None] * direct) + spec[..., None] * direct
+    if lighting.bounce > 0:  # the lit plate below lights the pieces' undersides in its colour
+        floor = to_linear(board.plate_colour) * (lighting.intensity * max(float(light[2]), 0.0) * colour
+                                                 + lighting.ambient * sky)
+        below = np.clip((1.0 - n[..., 2]) / 2.0, 0.0, 1.0) * (buf.id >= FIRST_SOLID)
+        radiance += lighting.bounce * albedo * below[..., None] * floor.astype(np.float32)
     radiance[buf.id == MISS] = to_linear(BACKGROUND)
     return radiance.astype(np.float32)
 
