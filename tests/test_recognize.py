@@ -462,21 +462,27 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     """A ball above the base in shadow can read empty while the places under it, hidden by
     it, are all ``?``: such an empty reading is ``?``, and the doubt climbs to the places
     resting on it. A support read empty confirms it, and so does a ball read among those
-    the view meets through it, if it looks there as it does itself (frames 1501924,
-    1502383, 1600577, 1601856, 1602010 and 1602389 in test_frames_once_misread show it)."""
+    the view meets through it, if it looks there as it does itself, and beside the place
+    too (frames 1501924, 1502383, 1600577, 1601856, 1602010 and 1602389 in
+    test_frames_once_misread show it; 2600211 under a soft light, the beside)."""
     layout = Layout.of(PYRAMID)
     n = len(layout.names)
     index = {name: i for i, name in enumerate(layout.names)}
-    samples = 4
+    samples = 16
     through = np.zeros((n, samples, n), dtype=bool)
     through[index["2a1"], :, index["1a1"]] = True  # 2a1's samples would show 1a1
-    geo = SimpleNamespace(body=np.arange(n * samples).reshape(n, samples), body_ok=np.ones((n, samples), dtype=bool),
-                          hidden=np.zeros((n, samples, n), dtype=bool), through=through)
+    hidden = np.zeros((n, samples, n), dtype=bool)
+    hidden[index["1a1"], :4, index["2a1"]] = True  # a ball at 2a1 would hide 4 of 1a1's samples
+    body = np.arange(n * samples).reshape(n, samples)
+    geo = SimpleNamespace(body=body, body_ok=np.ones((n, samples), dtype=bool), hidden=hidden, through=through)
     plate = np.array([0.5, 0.5, 0.5])
     white = (0.0, 0.3, 0.0, 0.0, 0.33, 0.0)  # level, q90, rg, bg, red, outside (relative to the plate)
 
-    def read(shown: tuple[float, float, float] = (0.5, 0.5, 0.5), **codes: str) -> dict[str, str]:
+    def read(shown: tuple[float, float, float] = (0.5, 0.5, 0.5), beside: tuple[float, float, float] | None = None,
+             **codes: str) -> dict[str, str]:
         lin = np.tile(np.array(shown), (n * samples, 1))
+        if beside is not None:  # 1a1's samples that a ball at 2a1 would not hide
+            lin[body[index["1a1"], 4:]] = beside
         r = {i: Reading("?", "x") for i in range(n)}
         r |= {index[name]: Reading(code, "seen", colour=white if code == "W" else ())
               for name, code in codes.items()}
@@ -490,6 +496,7 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     assert read(**{"2a1": ".", "1a1": "W"}) == empty              # 1a1 seen through it
     assert read((0.02, 0.02, 0.02), **{"2a1": ".", "1a1": "W"}) == unsure  # ... but seen black there
     assert read((0.8, 0.2, 0.2), **{"2a1": ".", "1a1": "W"}) == unsure     # ... or red
+    assert read(beside=(0.8, 0.2, 0.2), **{"2a1": ".", "1a1": "W"}) == unsure  # ... or red beside it
     assert read(**{"2a1": ".", "1b2": "W"}) == unsure             # a ball read that it does not show
     assert read(**{"2a1": ".", "1b2": "."}) == empty              # a support read empty
     assert read(**{"3a1": ".", "1a1": "."}) == empty              # ... or emptied by the support rules
