@@ -282,7 +282,8 @@ def test_a_frame_under_a_soft_bouncing_light_once_misread():
     three balls resting on it were emptied. The ball below must look as read beside the
     place (``unconfirmed``), and a ball read through a place later doubted must look so
     elsewhere (``beneath_doubt``)."""
-    sc = next(scenes(PYRAMID, random.Random(2600211), 1, hands=0.35, lighting=lambda camera, rng: soft_lighting(rng)))
+    sc = next(scenes(PYRAMID, random.Random(2600211), 1, hands=0.35,
+                     lighting=lambda camera, rng: soft_lighting(rng)))
     result = Recognizer(PYRAMID, sc.game).read(sc.frame.image)
     assert sc.cells["2b1"] == "W" and result.observation.cells["2b1"] != "."
     assert sc.cells["1b2"] == "R" and result.observation.cells["1b2"] != "W"

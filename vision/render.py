@@ -6,8 +6,8 @@ plate with its base hollows and printed ArUco markers, balls (Lambert + Blinn-Ph
 tiles on control plates and hands are shaded in linear light under one distant light plus
 hemispherical ambient light, with cast shadows (a ray towards the light, blocked by any
 solid; several over the disc of a light with a size, for soft edges), light bounced up
-from the plate if asked, and soft contact darkening under balls. Then the camera: optical blur, sRGB
-encoding, Gaussian sensor noise, and optionally a JPEG round trip.
+from the plate if asked, and soft contact darkening under balls. Then the camera: optical
+blur, sRGB encoding, Gaussian sensor noise, and optionally a JPEG round trip.
 
 Used by the tests, the benchmarks and the ``sim:`` source. Deterministic: the only random
 draws (sensor noise) come from the ``rng`` passed in, and the wood grain from ``wood_seed``.
