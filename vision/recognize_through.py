@@ -47,7 +47,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     (:func:`_gap_colour`): a red ball read empty was confirmed by the red ball below it.
     Level by level from the bottom, so that the doubt climbs to the places resting on one."""
     out = dict(readings)
-    col_of: dict[int, Colours] = {}
+    own: dict[int, tuple[np.ndarray, Colours]] = {}
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
@@ -60,7 +60,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         if gap is not None:
             why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
         elif shown and any(_looks_itself(out[j], col, nearest[:, j], th)
-                           and _itself_beside(geo, j, [i], lin, inside, maybe, plate, out[j], th, col_of)
+                           and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own))
                            for j in shown):
             continue
         out[i] = _doubt(out[i], why)
@@ -77,34 +77,39 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     if not doubted:
         return readings
     out = dict(readings)
-    col_of: dict[int, Colours] = {}
+    own: dict[int, tuple[np.ndarray, Colours]] = {}
     for j, r in readings.items():
         if not r.colour or r.code in "?.#":
             continue
         over = [i for i in doubted if layout.levels[i] > layout.levels[j]]
         if not over:
             continue
-        view = in_view(geo, np.array([j]), inside, maybe)[0]
-        if not (view & geo.hidden[j][:, over].any(axis=1)).any():
+        samples = _own(geo, j, lin, inside, maybe, plate, own)
+        if not (samples[0] & geo.hidden[j][:, over].any(axis=1)).any():
             continue
-        if not _itself_beside(geo, j, over, lin, inside, maybe, plate, r, th, col_of):
+        if not _itself_beside(geo, j, over, r, th, samples):
             names = ", ".join(layout.names[i] for i in over)
             out[j] = _doubt(r, f"ball?, read partly where a ball at {names} would be, and not as its reading "
                                "says elsewhere")
     return out
 
 
-def _itself_beside(geo: Geometry, j: int, places: list[int], lin: np.ndarray, inside: np.ndarray,
-                   maybe: np.ndarray, plate: np.ndarray, r: Reading, th: Thresholds,
-                   col_of: dict[int, Colours]) -> bool:
-    """Whether ball ``j`` looks as its reading ``r`` says on its samples in view that a ball
-    at ``places`` would not hide (at least ``th.min_samples`` of them)."""
-    view = in_view(geo, np.array([j]), inside, maybe)[0] & ~geo.hidden[j][:, places].any(axis=1)
-    if view.sum() < th.min_samples:
-        return False
-    if j not in col_of:
-        col_of[j] = Colours.of(lin[geo.body[j]], plate)
-    return _looks_itself(r, col_of[j], view, th)
+def _own(geo: Geometry, j: int, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray,
+         cache: dict[int, tuple[np.ndarray, Colours]]) -> tuple[np.ndarray, Colours]:
+    """Ball ``j``'s samples in view (as the top-down pass read it) and their colours,
+    measured once per rule."""
+    if j not in cache:
+        cache[j] = (in_view(geo, np.array([j]), inside, maybe)[0], Colours.of(lin[geo.body[j]], plate))
+    return cache[j]
+
+
+def _itself_beside(geo: Geometry, j: int, places: list[int], r: Reading, th: Thresholds,
+                   samples: tuple[np.ndarray, Colours]) -> bool:
+    """Whether ball ``j`` looks as its reading ``r`` says on its ``samples`` in view that a
+    ball at ``places`` would not hide (at least ``th.min_samples`` of them)."""
+    view, col = samples
+    beside = view & ~geo.hidden[j][:, places].any(axis=1)
+    return int(beside.sum()) >= th.min_samples and _looks_itself(r, col, beside, th)
 
 
 def through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,

@@ -29,7 +29,7 @@ from .render_hand import Hand, random_hand
 from .render_light import Lighting, random_lighting
 from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Scene,
                            Solid, build_scene)
-from .render_shapes import Box, Sphere, dot
+from .render_shapes import Box, Sphere, dot, plane_axes
 from .render_surface import marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
 
 __all__ = ["Camera", "Frame", "Hand", "Lighting", "PositionTruth", "random_camera", "random_hand",
@@ -185,9 +185,7 @@ def _shadows(scene: Scene, cam: Camera, board: Board, points: np.ndarray, buf: _
     reach = 1.0 / max(light[2], 0.05)
     # every point seen along the light, on a plane across it: a solid can shade only the
     # points inside its bounding circle there, on the side away from the light
-    e1 = np.cross(light, (1.0, 0.0, 0.0) if abs(light[0]) < 0.9 else (0.0, 1.0, 0.0))
-    e1 /= np.linalg.norm(e1)
-    e2 = np.cross(light, e1)
+    e1, e2 = plane_axes(light)
     across = np.stack([dot(points, e1), dot(points, e2)], axis=-1).astype(np.float32)
     along = dot(points, light).astype(np.float32)
     for oid, solid in occluders:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .render_camera import as_generator
+from .render_shapes import plane_axes
 
 Vec3 = tuple[float, float, float]
 #: colour casts a random light is drawn between: warm (tungsten), neutral, cool (daylight)
@@ -65,9 +66,7 @@ class Lighting:
         d = np.asarray(self.direction, dtype=np.float64)
         if self.size == 0:
             return d[None]
-        e1 = np.cross(d, (1.0, 0.0, 0.0) if abs(d[0]) < 0.9 else (0.0, 1.0, 0.0))
-        e1 /= np.linalg.norm(e1)
-        e2 = np.cross(d, e1)
+        e1, e2 = plane_axes(d)
         k = np.arange(AREA_SAMPLES)
         r = math.tan(math.radians(self.size)) * np.sqrt((k + 0.5) / AREA_SAMPLES)
         a = k * math.pi * (3.0 - math.sqrt(5.0))  # the golden angle: a sunflower's spread

@@ -24,6 +24,14 @@ def dot(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return a[..., 0] * b[..., 0] + a[..., 1] * b[..., 1] + a[..., 2] * b[..., 2]
 
 
+def plane_axes(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit vectors at right angles to the unit vector ``d`` and to each other: the
+    axes of a plane across it."""
+    e1 = np.cross(d, (1.0, 0.0, 0.0) if abs(d[0]) < 0.9 else (0.0, 1.0, 0.0))
+    e1 /= np.linalg.norm(e1)
+    return e1, np.cross(d, e1)
+
+
 def _nearest(t1: np.ndarray, t2: np.ndarray, ok: np.ndarray) -> np.ndarray:
     t = np.where(t1 > EPS, t1, t2)
     return np.where(ok & (t > EPS), t, INF)
