@@ -171,17 +171,23 @@ def _detector(dictionary: str, contour: bool = True) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
 
 
-def as_grey(image: np.ndarray) -> np.ndarray:
-    """A uint8 greyscale view of a BGR or grey frame; PoseError for anything else."""
+def check_frame(image: np.ndarray) -> None:
+    """PoseError unless ``image`` is an 8-bit grey or BGR frame (without converting it:
+    a frame whose pose is known needs no grey copy)."""
     if not isinstance(image, np.ndarray) or image.ndim not in (2, 3) or image.size == 0:
         raise PoseError("not an image (expected an H x W or H x W x 3 array)")
     if image.dtype != np.uint8:
         raise PoseError(f"expected an 8-bit image, got {image.dtype}")
+    if image.ndim == 3 and image.shape[2] not in (1, 3):
+        raise PoseError(f"expected 1 or 3 channels, got {image.shape[2]}")
+
+
+def as_grey(image: np.ndarray) -> np.ndarray:
+    """A uint8 greyscale view of a BGR or grey frame; PoseError for anything else."""
+    check_frame(image)
     if image.ndim == 3:
         if image.shape[2] == 1:
             return image[..., 0]
-        if image.shape[2] != 3:
-            raise PoseError(f"expected 1 or 3 channels, got {image.shape[2]}")
         return cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     return image
 

@@ -27,11 +27,11 @@ from host.observation import Observation
 
 from .calibration_colours import BallPalette, TilePalette, tile_chroma
 from .geometry import Board
-from .pose import Intrinsics, Pose, PoseError, as_grey, estimate_pose
+from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, estimate_pose
 from .recognize_balls import Reading, Thresholds, read_pyramid
-from .recognize_colour import margin_points, measure_plate, prototypes
+from .recognize_colour import Patches, margin_points, measure_plate, prototypes
 from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
-from .recognize_hands import band_points, find_hands
+from .recognize_hands import band_patches, band_points, find_hands
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
 
@@ -121,6 +121,7 @@ class Recognizer:
         self.margin = margin_points(board)
         self._geometry: tuple[Pose, Geometry] | None = None
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
+        self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
             self.model = model or load()
@@ -148,6 +149,14 @@ class Recognizer:
             self._geometry = (pose, Geometry.of(self.layout, pose))
         return self._geometry[1]
 
+    def patches(self, pose: Pose, shape: tuple[int, ...]) -> tuple[Patches, Patches]:
+        """Where the plate's margin and the arm band fall in frames of ``shape`` for
+        ``pose``, kept while the same pose is passed again."""
+        if self._patches is None or self._patches[0] is not pose or self._patches[1] != shape[:2]:
+            self._patches = (pose, shape[:2], Patches.of(pose.project(self.margin), shape),
+                             band_patches(pose, self.rings, shape))
+        return self._patches[2], self._patches[3]
+
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
         if self._grid_geometry is None or self._grid_geometry[0] is not pose:
@@ -171,22 +180,26 @@ class Recognizer:
         """The observation of one frame (BGR uint8, H x W x 3); never raises for a bad
         frame: the result is all unknown and ``error`` says why."""
         try:
-            grey = as_grey(image)
+            check_frame(image)
         except PoseError as exc:
             return self.unknown(t, str(exc))
-        if grey.shape[0] < 16 or grey.shape[1] < 16:
-            return self.unknown(t, f"image of {grey.shape[1]}x{grey.shape[0]} pixels is too small")
+        if image.shape[0] < 16 or image.shape[1] < 16:
+            return self.unknown(t, f"image of {image.shape[1]}x{image.shape[0]} pixels is too small")
+        grey = None
         if image.ndim != 3 or image.shape[2] != 3:
+            grey = as_grey(image)
             image = np.repeat(grey[..., None], 3, axis=2)
         if pose is None:
+            grey = as_grey(image) if grey is None else grey
             if int(grey.max()) - int(grey.min()) < 16:
                 return self.unknown(t, "blank frame (no contrast): is the lens covered or the room dark?")
             try:
                 pose = self.steady(self.pose(grey))
             except PoseError as exc:
                 return self.unknown(t, str(exc))
-        plate = measure_plate(image, self.board, pose, self.margin).colour
-        hands = find_hands(image, pose, self.rings)
+        margin, band = self.patches(pose, image.shape)
+        plate = measure_plate(image, self.board, pose, self.margin, margin).colour
+        hands = find_hands(image, pose, self.rings, band)
         if self.layout is not None:
             palette = self.palette
             readings = read_pyramid(image, self.layout, self.geometry(pose), plate,

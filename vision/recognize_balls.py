@@ -275,7 +275,7 @@ def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarra
     """Linear RGB (R G B order) of a BGR image at (row, column) pixels, and which lie inside."""
     inside = pixels[:, 0] >= 0
     px = image[np.where(inside, pixels[:, 0], 0), np.where(inside, pixels[:, 1], 0)]
-    return LINEAR[px[:, ::-1]], inside
+    return np.ascontiguousarray(LINEAR[px][:, ::-1]), inside
 
 
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,
@@ -299,7 +299,9 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                 continue
             reading = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
                              int(layout.levels[i]), letters, th, colour_rule)
-            readings[int(i)] = replace(reading, seen=float(batch.x[j, 0]))
+            # with its share in view; built directly, as dataclasses.replace costs more per call
+            r = reading
+            readings[int(i)] = Reading(r.code, r.why, r.p, r.shares, r.colour, float(batch.x[j, 0]), r.glimpsed)
             maybe[i] = readings[int(i)].code != "."
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)

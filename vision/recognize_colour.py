@@ -10,6 +10,7 @@ the plate's, as two log ratios (red/green and blue/green).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -40,26 +41,57 @@ def linear_rgb(colour: Sequence[int]) -> np.ndarray:
     return LINEAR[np.asarray(colour, dtype=np.intp)].astype(np.float64)
 
 
+@dataclass(frozen=True, eq=False)
+class Patches:
+    """Where board points fall in frames of one size: for each point inside the image, the
+    flat indices of the square of pixels ``radius`` around it (clipped at the image's edge),
+    and which points lie inside. Worked out once per pose and kept while the pose is (a
+    camera on a stand), so that a frame only gathers its pixels."""
+
+    flat: np.ndarray
+    inside: np.ndarray
+    radius: int
+
+    @classmethod
+    def of(cls, uv: np.ndarray, shape: tuple[int, ...], radius: int = 0) -> Patches:
+        """For pixel positions ``uv`` (N x 2) in frames of ``shape`` (rows, columns, ...)."""
+        h, w = shape[:2]
+        uv = np.asarray(uv, dtype=np.float64)
+        finite = np.isfinite(uv).all(axis=1)
+        u = np.rint(np.where(finite, uv[:, 0], -1)).astype(np.intp)
+        v = np.rint(np.where(finite, uv[:, 1], -1)).astype(np.intp)
+        inside = finite & (u >= 0) & (u < w) & (v >= 0) & (v < h)
+        if radius == 0:
+            return cls(v[inside] * w + u[inside], inside, 0)
+        du, dv = (a.ravel() for a in np.mgrid[-radius:radius + 1, -radius:radius + 1])
+        flat = np.clip(v[inside, None] + dv, 0, h - 1) * w + np.clip(u[inside, None] + du, 0, w - 1)
+        return cls(flat, inside, radius)
+
+    def sample(self, image: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Linear RGB (N x 3, R G B order) of a BGR (or grey) image at the points, averaged
+        over each one's square, and which points lie inside the image."""
+        out = np.zeros((len(self.inside), 3), dtype=np.float32)
+        px = image.reshape(image.shape[0] * image.shape[1], -1)[self.flat]  # (points x patch) x channels
+        lin = LINEAR[px] if self.radius == 0 else LINEAR[px].mean(axis=1)
+        out[self.inside] = lin[:, ::-1]
+        return out, self.inside
+
+
 def sample(image: np.ndarray, uv: np.ndarray, radius: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (N x 3, R G B order) of a BGR image at pixel positions (N x 2, nearest
     pixel), averaged over the square of pixels ``radius`` around it (clipped at the
     image's edge), and which positions lie inside the image."""
-    h, w = image.shape[:2]
-    uv = np.asarray(uv, dtype=np.float64)
-    finite = np.isfinite(uv).all(axis=1)
-    u = np.rint(np.where(finite, uv[:, 0], -1)).astype(np.intp)
-    v = np.rint(np.where(finite, uv[:, 1], -1)).astype(np.intp)
-    inside = finite & (u >= 0) & (u < w) & (v >= 0) & (v < h)
-    out = np.zeros((len(uv), 3), dtype=np.float32)
-    if radius == 0:
-        px = image[v[inside], u[inside]]
-        out[inside] = LINEAR[px][:, None] if image.ndim == 2 else LINEAR[px[:, ::-1]]
-        return out, inside
-    du, dv = (a.ravel() for a in np.mgrid[-radius:radius + 1, -radius:radius + 1])
-    flat = np.clip(v[inside, None] + dv, 0, h - 1) * w + np.clip(u[inside, None] + du, 0, w - 1)
-    px = image.reshape(h * w, -1)[flat]  # points x patch x channels (BGR, or one grey)
-    out[inside] = LINEAR[px[..., ::-1]].mean(axis=1)
-    return out, inside
+    return Patches.of(uv, image.shape, radius).sample(image)
+
+
+def quantile(values: np.ndarray, q: float) -> np.ndarray:
+    """NumPy's percentile ``q`` (linear) of ``values`` along the first axis, by one sort:
+    without NumPy's overhead per call, which counts where a frame needs a few dozen."""
+    v = np.sort(values, axis=0)
+    pos = (len(v) - 1) * q / 100.0
+    lo = math.floor(pos)
+    a, b = v[lo], v[min(lo + 1, len(v) - 1)]
+    return a + (b - a) * (pos - lo)
 
 
 def luminance(rgb: np.ndarray) -> np.ndarray:
@@ -128,14 +160,17 @@ class PlateReference:
     samples: int
 
 
-def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None) -> PlateReference:
+def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None,
+                  patches: Patches | None = None) -> PlateReference:
     """The lit plate's colour: among the free strips along the plate's edges, the median
-    colour of the brighter half (shadows of pieces or of a hand fall on the rest)."""
-    pts = margin_points(board) if points is None else points
-    rgb, inside = sample(image, pose.project(pts))
+    colour of the brighter half (shadows of pieces or of a hand fall on the rest).
+    ``patches``: where ``points`` fall for this pose, if already worked out."""
+    if patches is None:
+        patches = Patches.of(pose.project(margin_points(board) if points is None else points), image.shape)
+    rgb, inside = patches.sample(image)
     rgb = rgb[inside]
     if len(rgb) < 8:
         return PlateReference(linear_rgb(board.plate_colour), 0)
     lum = luminance(rgb)
-    bright = rgb[lum >= np.percentile(lum, 50)]
-    return PlateReference(np.median(bright, axis=0).astype(np.float64), int(len(rgb)))
+    bright = rgb[lum >= quantile(lum, 50)]
+    return PlateReference(quantile(bright, 50).astype(np.float64), int(len(rgb)))

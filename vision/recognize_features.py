@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .recognize_colour import quantile
 from .recognize_pyramid import Geometry
 
 LUMA = np.array([0.2126, 0.7152, 0.0722])
@@ -86,7 +87,7 @@ def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.nd
     plate_like = col.plate_chroma()
     if plate_like.sum() < SHADE_SAMPLES:
         return -math.inf
-    return float(np.percentile(col.level[plate_like], SHADE_SHARE))
+    return float(quantile(col.level[plate_like], SHADE_SHARE))
 
 
 def in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
@@ -100,32 +101,41 @@ def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.where(n > 0, (x * ok).sum(axis=1) / np.maximum(n, 1), 0.0)
 
 
+#: what stands in for a sample left out of a percentile: far above any measure, so that the
+#: ones kept sort first and an empty row stays finite
+_LEFT_OUT = 1e300
+
+
 def percentiles(x: np.ndarray, ok: np.ndarray, q: list[float]) -> np.ndarray:
     """Per row percentiles of the ``ok`` entries, interpolated as NumPy's default does:
-    len(q) x rows (0 for an empty row). One sort for all of them."""
-    xs = np.sort(np.where(ok, x, np.inf), axis=1)
-    last = np.maximum(ok.sum(axis=1) - 1, 0)
-    out = np.zeros((len(q), len(x)))
+    len(q) x rows (0 for an empty row). ``x`` may stack several arrays of rows
+    (``...`` x rows x samples, ``ok`` broadcast to it): then len(q) x ... x rows. One sort
+    for all of them."""
+    if ok.shape != x.shape:
+        ok = np.broadcast_to(ok, x.shape)
+    shape = x.shape[:-1]
+    flat, mask = x.reshape(-1, x.shape[-1]), ok.reshape(-1, x.shape[-1])
+    xs = np.sort(np.where(mask, flat, _LEFT_OUT), axis=1)
+    n = mask.sum(axis=1)
+    last = np.maximum(n - 1, 0)
+    rows = np.arange(len(flat))
+    out = np.zeros((len(q), len(flat)))
     for k, qq in enumerate(q):
         pos = qq / 100.0 * last
         lo = np.floor(pos).astype(np.intp)
-        hi = np.minimum(lo + 1, last)
-        a = np.take_along_axis(xs, lo[:, None], axis=1)[:, 0]
-        b = np.take_along_axis(xs, hi[:, None], axis=1)[:, 0]
-        with np.errstate(invalid="ignore"):
-            v = a + (b - a) * (pos - lo)
-        out[k] = np.where(np.isfinite(v), v, np.where(np.isfinite(a), a, 0.0))
-    return out
+        a, b = xs[rows, lo], xs[rows, np.minimum(lo + 1, last)]
+        out[k] = np.where(n > 0, a + (b - a) * (pos - lo), 0.0)
+    return out.reshape((len(q),) + shape)
 
 
-def _fit(lum: np.ndarray, normals: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Weighted least squares lum = a + slope . normal per row: coefficients (rows x 4)
-    and predictions."""
-    A = np.concatenate([np.ones(lum.shape + (1,)), normals], axis=2)
-    AtA = np.einsum("lsi,ls,lsj->lij", A, w, A) + 1e-9 * np.eye(4)
-    Atb = np.einsum("lsi,ls,ls->li", A, w, lum)
-    coef = np.linalg.solve(AtA, Atb[..., None])[..., 0]
-    return coef, np.einsum("lsi,li->ls", A, coef)
+def _fit(A: np.ndarray, lum: np.ndarray, w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weighted least squares lum = a + slope . normal per row, with ``A`` the rows' design
+    matrices (1 and the normal per sample): coefficients (rows x 4) and predictions."""
+    Aw = A * w[..., None]
+    AtA = Aw.transpose(0, 2, 1) @ A + 1e-9 * np.eye(4)
+    Atb = Aw.transpose(0, 2, 1) @ lum[..., None]
+    coef = np.linalg.solve(AtA, Atb)
+    return coef[..., 0], (A @ coef)[..., 0]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,11 +170,12 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     col = Colours.of(rgb, plate)
     lum = rgb.astype(np.float64) @ LUMA
     w = ok.astype(np.float64)
-    coef, pred = _fit(lum, geo.normals[idx], w)
+    A = np.concatenate([np.ones(lum.shape + (1,)), geo.normals[idx]], axis=2)
+    coef, pred = _fit(A, lum, w)
     resid = np.abs(lum - pred)
     cut = percentiles(resid, ok, [90])[0]
     w2 = (ok & (resid <= cut[:, None] + 1e-12)).astype(np.float64)
-    coef, pred = _fit(lum, geo.normals[idx], w2)
+    coef, pred = _fit(A, lum, w2)
     mean = np.maximum(_masked_mean(lum, w2 > 0), 1e-6)
     var = _masked_mean((lum - mean[:, None]) ** 2, w2 > 0)
     err = _masked_mean((lum - pred) ** 2, w2 > 0)
@@ -172,7 +183,13 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     x[:, 1] = np.where(enough, coef[:, 3] / mean, 0.0)
     x[:, 2] = np.where(enough, np.hypot(coef[:, 1], coef[:, 2]) / mean, 0.0)
     x[:, 3] = np.where(enough & (var > 0), 1.0 - err / np.maximum(var, 1e-12), 0.0)
-    q10, q50, q90 = percentiles(col.level, ok, [10, 50, 90])
+    rel = np.maximum(rgb.astype(np.float64), 1e-5) / np.maximum(plate, 1e-5)
+    red = rel[..., 0] / rel.sum(axis=2)
+    face = geo.facing[idx]
+    centre, edge = ok & (face > 0.85), ok & (face < 0.65)
+    (q10, *_), (q50, rg50, bg50, red50, cmed, emed), (q90, *_) = percentiles(
+        np.stack([col.level, col.rg, col.bg, red, col.level, col.level]), np.stack([ok, ok, ok, ok, centre, edge]),
+        [10, 50, 90])
     x[:, 4], x[:, 5], x[:, 6] = q50, q90 - q10, q90
     plate_like = col.plate_like()
     shares = []
@@ -189,15 +206,8 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     x[:, 20] = _masked_mean(~matched & (col.level > DARK), ok)
     for j in range(len(idx)):
         shares.append({**{k: float(per_letter[k][j]) for k in letters}, ".": float(plate_share[j])})
-    face = geo.facing[idx]
-    centre, edge = ok & (face > 0.85), ok & (face < 0.65)
-    cmed = percentiles(col.level, centre, [50])[0]
-    emed = percentiles(col.level, edge, [50])[0]
     x[:, 10] = np.where((centre.sum(axis=1) >= 3) & (edge.sum(axis=1) >= 3), cmed - emed, 0.0)
     x[:, 11:13], outside = _outline(geo, idx, lin, inside, maybe, plate)
-    rel = np.maximum(rgb.astype(np.float64), 1e-5) / np.maximum(plate, 1e-5)
-    red = rel[..., 0] / rel.sum(axis=2)
-    rg50, bg50, red50 = (percentiles(v, ok, [50])[0] for v in (col.rg, col.bg, red))
     colour = np.stack([q50, q90, rg50, bg50, red50, outside], axis=1)
     x[:, 13:17] = _under(geo, idx, lin, inside, maybe, plate, levels)
     x[counts < 8, 1:17] = 0.0
@@ -216,9 +226,7 @@ def _outline(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray
     lin_out = np.log(np.maximum(lin[outer] @ LUMA, 1e-4) / plum)
     diff = lin_in - lin_out
     enough = ok.sum(axis=1) >= 6
-    a = percentiles(np.abs(diff), ok, [50])[0]
-    s = percentiles(diff, ok, [50])[0]
-    o = percentiles(lin_out, ok, [50])[0]
+    a, s, o = percentiles(np.stack([np.abs(diff), diff, lin_out]), ok, [50])[0]
     return np.stack([np.where(enough, a, 0.0), np.where(enough, s, 0.0)], axis=1), np.where(enough, o, np.nan)
 
 

@@ -139,7 +139,7 @@ def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 def median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
     """Per row, the channel-by-channel median of the ``ok`` samples."""
-    return np.stack([percentiles(rgb[..., k], ok, [50])[0] for k in range(3)], axis=1)
+    return percentiles(np.moveaxis(rgb, -1, 0), ok, [50])[0].T
 
 
 def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -198,11 +198,11 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     norm_ring = np.linalg.norm(ring, axis=-1) + 1e-4
     for j, surface in enumerate(surfaces):
         A = np.stack([tile, surface], axis=2)  # cells x 3 x 2
-        AtA = np.einsum("cki,ckj->cij", A, A) + 1e-12 * np.eye(2)
-        Atr = np.einsum("cki,csk->csi", A, ring)
-        coef = np.linalg.solve(AtA[:, None], Atr[..., None])[..., 0]
+        AtA = A.transpose(0, 2, 1) @ A + 1e-12 * np.eye(2)
+        # one inverse per cell serves all its samples
+        coef = (ring @ A) @ np.linalg.inv(AtA).transpose(0, 2, 1)
         coef = np.clip(coef, 0.0, [0.7, 1.6 if j < 2 else 6.0])
-        resid = ring - np.einsum("cki,csi->csk", A, coef)
+        resid = ring - coef @ A.transpose(0, 2, 1)
         err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
         light[..., j] = coef[..., 1]
         spill[..., j] = coef[..., 0] * np.linalg.norm(tile, axis=-1)[:, None] / norm_ring

@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import log_chroma, luminance, sample
+from .recognize_colour import Patches, log_chroma, luminance, quantile
 from .render_camera import PLATE_THICKNESS
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
@@ -81,24 +81,31 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
     """Samples of one ring foreign to the table, in runs of three along it (it wraps)."""
     lum = luminance(rgb)
     chroma = log_chroma(rgb)
-    ref = np.median(chroma[inside], axis=0)
-    ref_lum = float(np.median(lum[inside]))
+    ref = quantile(chroma[inside], 50)
+    ref_lum = float(quantile(lum[inside], 50))
     dist = np.hypot(*(chroma - ref).T)
-    spread = float(np.percentile(dist[inside], 75))
+    spread = float(quantile(dist[inside], 75))
     limit = min(max(FOREIGN_CHROMA, NOISE_FACTOR * spread), FOREIGN_CAP)
     far = dist > limit
     bright = lum > 2.5 * ref_lum
     foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
-    before, after = np.roll(foreign, 1), np.roll(foreign, -1)
-    return foreign & ((before & np.roll(foreign, 2)) | (before & after) | (after & np.roll(foreign, -2)))
+    f = np.concatenate([foreign[-2:], foreign, foreign[:2]])  # the ring wraps
+    n = len(foreign)
+    before2, before, after, after2 = f[:n], f[1:n + 1], f[3:n + 3], f[4:n + 4]
+    return foreign & ((before & before2) | (before & after) | (after & after2))
 
 
-def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray]) -> HandSigns:
-    """Foreign runs on the table band around the plate, where the other rings agree."""
-    allpts = np.concatenate(rings)
-    # each sample the mean of 3x3 pixels: one pixel's sensor noise, sharpening halo or JPEG
-    # block would otherwise pass for a foreign colour on a dark table
-    rgb_all, inside_all = sample(image, pose.project(allpts), radius=1)
+def band_patches(pose: Pose, rings: list[np.ndarray], shape: tuple[int, ...]) -> Patches:
+    """Where the rings' samples fall in frames of ``shape`` for ``pose``: each the mean of
+    3x3 pixels, since one pixel's sensor noise, sharpening halo or JPEG block would
+    otherwise pass for a foreign colour on a dark table."""
+    return Patches.of(pose.project(np.concatenate(rings)), shape, radius=1)
+
+
+def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: Patches | None = None) -> HandSigns:
+    """Foreign runs on the table band around the plate, where the other rings agree.
+    ``patches``: :func:`band_patches` for this pose, if already worked out."""
+    rgb_all, inside_all = (patches or band_patches(pose, rings, image.shape)).sample(image)
     runs, seen = [], []
     start = 0
     for pts in rings:

@@ -10,6 +10,7 @@ rendered frames so that no reading there was confidently wrong (docs/vision.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -52,7 +53,26 @@ class Ensemble:
     models: tuple[Model, ...]
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
-        return np.mean([m.probabilities(x) for m in self.models], axis=0)
+        stacked = self._stacked
+        if stacked is None:
+            return np.mean([m.probabilities(x) for m in self.models], axis=0)
+        mean, scale, w1, b1, w2, b2 = stacked
+        z = (np.atleast_2d(x)[None] - mean) / scale
+        h = np.maximum(z @ w1 + b1, 0.0)
+        logits = h @ w2 + b2
+        logits -= logits.max(axis=2, keepdims=True)
+        e = np.exp(logits)
+        return np.mean(e / e.sum(axis=2, keepdims=True), axis=0)
+
+    @cached_property
+    def _stacked(self) -> tuple[np.ndarray, ...] | None:
+        """The models' parameters stacked (model x ...), so that one pass of NumPy's calls
+        serves all of them (a frame reads four levels); None if their shapes differ."""
+        names = ("mean", "scale", "w1", "b1", "w2", "b2")
+        if len({tuple(getattr(m, k).shape for k in names) for m in self.models}) != 1:
+            return None
+        return tuple(np.stack([getattr(m, k) for m in self.models])[:, None] if k in ("mean", "scale", "b1", "b2")
+                     else np.stack([getattr(m, k) for m in self.models]) for k in names)
 
     def to_list(self) -> list[dict]:
         return [m.to_dict() for m in self.models]

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .recognize_colour import quantile
 from .recognize_features import DARK, Colours, in_view
 from .recognize_pyramid import Geometry, Layout
 
@@ -126,9 +127,9 @@ def through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
 def _gap_colour(col: Colours, gap: np.ndarray, th: Thresholds) -> float | None:
     """The median chromaticity's distance from the plate's where the view through an empty
     place would meet no ball (the plate between the balls), when it is far enough to deny it."""
-    if gap.sum() < th.gap_samples or float(np.median(col.level[gap])) < DARK:
+    if gap.sum() < th.gap_samples or float(quantile(col.level[gap], 50)) < DARK:
         return None
-    far = math.hypot(float(np.median(col.rg[gap])), float(np.median(col.bg[gap])))
+    far = math.hypot(float(quantile(col.rg[gap], 50)), float(quantile(col.bg[gap], 50)))
     return far if far > th.gap_chroma else None
 
 
@@ -136,6 +137,6 @@ def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
     if not r.colour:
         return False
-    level, rg, bg = (float(np.median(v[where])) for v in (col.level, col.rg, col.bg))
+    level, rg, bg = (float(v) for v in quantile(np.stack([col.level[where], col.rg[where], col.bg[where]], axis=1), 50))
     return (abs(level - r.colour[0]) <= th.seen_through_level
             and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)

@@ -1,0 +1,106 @@
+"""The arithmetic recognition does its own to stay within its time per frame (issue 4:
+5 ms on one thread): each shortcut must give what the plain NumPy it replaces gives."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from vision.geometry import load_board
+from vision.recognize import Recognizer
+from vision.recognize_colour import LINEAR, Patches, quantile, sample
+from vision.recognize_features import percentiles
+from vision.recognize_model import load
+from vision.render import Camera, render
+
+PYRAMID = load_board("pyramid-4")
+
+
+def test_percentiles_per_row_are_numpys_and_stack():
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(3, 12, 40))
+    ok = rng.random((3, 12, 40)) < 0.6
+    ok[0, 3] = False  # an empty row reads 0
+    ok[1, 4] = False
+    ok[1, 4, 9] = True  # one sample is every percentile
+    q = [10, 50, 75, 90]
+    stacked = percentiles(x, ok, q)
+    assert stacked.shape == (4, 3, 12)
+    for s in range(3):
+        alone = percentiles(x[s], ok[s], q)
+        assert np.array_equal(alone, stacked[:, s])
+        for r in range(12):
+            want = np.percentile(x[s, r][ok[s, r]], q) if ok[s, r].any() else np.zeros(4)
+            assert np.allclose(alone[:, r], want, rtol=0, atol=1e-12), (s, r)
+    assert np.all(stacked[:, 0, 3] == 0) and np.all(stacked[:, 1, 4] == x[1, 4, 9])
+    # one mask for every stacked array
+    assert np.array_equal(percentiles(x, ok[0], [50]), np.stack([percentiles(x[s], ok[0], [50]) for s in range(3)], 1))
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 64, 341])
+@pytest.mark.parametrize("q", [2.0, 50, 75])
+def test_quantile_is_numpys_percentile(n, q):
+    rng = np.random.default_rng(n)
+    one = rng.normal(size=n).astype(np.float32)
+    many = rng.normal(size=(n, 3))
+    assert np.isclose(quantile(one, q), np.percentile(one, q), rtol=1e-6, atol=0)
+    assert np.allclose(quantile(many, q), np.percentile(many, q, axis=0), rtol=0, atol=1e-12)
+
+
+def test_the_ensemble_in_one_pass_is_the_mean_of_its_models():
+    ensemble = load()
+    assert ensemble is not None
+    x = np.random.default_rng(3).normal(size=(16, ensemble.models[0].mean.shape[0])) * 2.0
+    each = np.mean([m.probabilities(x) for m in ensemble.models], axis=0)
+    together = ensemble.probabilities(x)
+    assert together.shape == (16, 3)
+    assert np.allclose(together, each, rtol=0, atol=1e-14)
+    assert np.allclose(together.sum(axis=1), 1.0)
+
+
+def test_a_frame_with_its_pose_known_is_still_checked_and_a_grey_one_read():
+    cam = Camera.look_at((0, -200, 450), (0, 0, 0), 60, 640, 480)
+    frame = render(PYRAMID, {"1a1": "W", "1b1": "B"}, cam, rng=random.Random(1), noise=1.0)
+    rec = Recognizer(PYRAMID, "sparks")
+    first = rec.read(frame.image)
+    assert first.ok and first.observation.cells["1a1"] == "W"
+    for bad, message in ((frame.image.astype(np.float32), "8-bit"), (frame.image[..., :2], "channels"),
+                         (b"garbage", "not an image"), (frame.image[:8, :8], "too small")):
+        result = rec.read(bad, pose=first.pose)
+        assert not result.ok and message in result.error
+        assert set(result.observation.cells.values()) == {"?"}
+    grey = frame.image.mean(axis=2).astype(np.uint8)
+    assert rec.read(grey).observation.cells == rec.read(grey, pose=rec.pose(grey)).observation.cells
+
+
+@pytest.mark.parametrize("radius", [0, 1])
+def test_patches_gather_each_points_square_of_pixels(radius):
+    rng = np.random.default_rng(radius)
+    image = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    uv = np.array([[0.2, 0.4], [39.4, 29.3], [12.6, 7.5], [-3.0, 5.0], [5.0, 30.2], [np.nan, 1.0]])
+    patches = Patches.of(uv, image.shape, radius)
+    rgb, inside = patches.sample(image)
+    assert inside.tolist() == [True, True, True, False, False, False]
+    assert np.all(rgb[~inside] == 0)
+    for k in np.flatnonzero(inside):
+        u, v = int(np.rint(uv[k, 0])), int(np.rint(uv[k, 1]))
+        rows = np.clip(np.arange(v - radius, v + radius + 1), 0, 29)
+        cols = np.clip(np.arange(u - radius, u + radius + 1), 0, 39)
+        square = LINEAR[image[np.ix_(rows, cols)]].reshape(-1, 3)[:, ::-1]
+        assert np.allclose(rgb[k], square.mean(axis=0), rtol=1e-6, atol=0)
+    grey_rgb, _ = Patches.of(uv, image.shape[:2], radius).sample(image[..., 1].copy())
+    assert np.allclose(grey_rgb[inside][:, 0], grey_rgb[inside][:, 2])
+    assert np.array_equal(sample(image, uv, radius)[0], rgb)
+
+
+def test_a_recognizer_works_out_where_to_sample_once_per_pose_and_frame_size():
+    cam = Camera.look_at((0, -200, 450), (0, 0, 0), 60, 640, 480)
+    image = render(PYRAMID, {"1a1": "W"}, cam, rng=random.Random(2), noise=1.0).image
+    rec = Recognizer(PYRAMID, "sparks")
+    pose = rec.pose(image)
+    first = rec.patches(pose, image.shape)
+    assert rec.patches(pose, image.shape) is not None and rec.patches(pose, image.shape)[0] is first[0]
+    assert rec.patches(pose, (240, 320, 3))[0] is not first[0]
+    assert rec.patches(rec.pose(image), image.shape)[0] is not first[0]
