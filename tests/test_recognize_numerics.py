@@ -10,7 +10,7 @@ import pytest
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_colour import LINEAR, Patches, quantile, sample
+from vision.recognize_colour import LINEAR, Patches, quantile
 from vision.recognize_features import percentiles
 from vision.recognize_model import load
 from vision.render import Camera, render
@@ -92,7 +92,6 @@ def test_patches_gather_each_points_square_of_pixels(radius):
         assert np.allclose(rgb[k], square.mean(axis=0), rtol=1e-6, atol=0)
     grey_rgb, _ = Patches.of(uv, image.shape[:2], radius).sample(image[..., 1].copy())
     assert np.allclose(grey_rgb[inside][:, 0], grey_rgb[inside][:, 2])
-    assert np.array_equal(sample(image, uv, radius)[0], rgb)
 
 
 def test_a_recognizer_works_out_where_to_sample_once_per_pose_and_frame_size():

@@ -300,8 +300,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             reading = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
                              int(layout.levels[i]), letters, th, colour_rule)
             # with its share in view; built directly, as dataclasses.replace costs more per call
-            r = reading
-            readings[int(i)] = Reading(r.code, r.why, r.p, r.shares, r.colour, float(batch.x[j, 0]), r.glimpsed)
+            readings[int(i)] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
+                                       float(batch.x[j, 0]), reading.glimpsed)
             maybe[i] = readings[int(i)].code != "."
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)

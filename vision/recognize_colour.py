@@ -77,13 +77,6 @@ class Patches:
         return out, self.inside
 
 
-def sample(image: np.ndarray, uv: np.ndarray, radius: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """Linear RGB (N x 3, R G B order) of a BGR image at pixel positions (N x 2, nearest
-    pixel), averaged over the square of pixels ``radius`` around it (clipped at the
-    image's edge), and which positions lie inside the image."""
-    return Patches.of(uv, image.shape, radius).sample(image)
-
-
 def quantile(values: np.ndarray, q: float) -> np.ndarray:
     """NumPy's percentile ``q`` (linear) of ``values`` along the first axis, by one sort:
     without NumPy's overhead per call, which counts where a frame needs a few dozen."""
