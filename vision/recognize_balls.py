@@ -8,7 +8,8 @@ rendered frames so that none was confidently wrong); otherwise it is ``?``. A ba
 black must be darker than a white ball could look in the plate's shade
 (:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light wooden
 base ball of the plate's colour, where the frame's other light wooden balls are not, is
-``?`` (:func:`plate_coloured`). A base ball
+``?`` (:func:`plate_coloured`), and so is a wooden ball that looks, beside the frame's
+other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
@@ -27,6 +28,7 @@ too little in view to be read) is unknown.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
@@ -104,6 +106,20 @@ class Thresholds:
     #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
     wood_plate: float = 0.06
     wood_apart: float = 0.15
+    #: a ball read light wood that is both redder (log red/green) and darker (log level) than
+    #: the median of this frame's other balls read light wood by ``odd_light``, or one read
+    #: dark wood both less red and no darker than the frame's other dark wooden balls by
+    #: ``odd_dark``, is unknown (:func:`odd_wood`): a stained ball in low light was read
+    #: light wood 0.21 redder and 1.65 darker (seed 2700029), a light wooden ball through a
+    #: webcam dark wood 0.91 less red and 0.36 lighter (3200968). On the benchmark's 4,000
+    #: frames (plain, through webcams, far colours, soft light) it doubts two balls read
+    #: right, both through webcams: light wood 0.12 redder and 0.86 darker (2600147), and a
+    #: stained sliver 0.76 less red than the one other stained ball read (2600070, left
+    #: ``?`` by :func:`slivers` anyway). On fresh frames (seeds 3,500,000 on) it cost 3
+    #: light wooden balls under soft light, the plate's bounce light reddening their shaded
+    #: side (0.12-0.16 redder, 0.81-1.26 darker), and 1 stained ball through a webcam
+    odd_light: tuple[float, float] = (0.1, 0.8)
+    odd_dark: tuple[float, float] = (0.5, 0.0)
     #: a light ball above the base showing less of itself than this, in line with a lower
     #: ball behind it that may be of its colour, may be that ball seen through an empty place
     #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
@@ -306,7 +322,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     if WOODEN in letters:
-        readings = plate_coloured(layout, readings, th)
+        readings = odd_wood(plate_coloured(layout, readings, th), th)
     readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
@@ -364,6 +380,34 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
             out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it) where this frame's "
                              f"light wooden balls are {apart:.2f} from it: may be the hollow", r.p, r.shares,
                              seen=r.seen)
+    return out
+
+
+def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A wooden ball that looks, against this frame's other balls read of its wood, like
+    the other wood is unknown. In one frame the balls of one wood share a tint; shade makes
+    a ball darker and, lit by the sky, no redder (light bounced off the plate reddens it a
+    little, which costs a reading now and then). So a "light wooden" ball both darker and
+    redder than its fellows is a stained ball lit from the side (its lit half the plate's
+    tint), and a "stained" one far less red than its fellows, and no darker, is light wood
+    that a webcam's colour processing reddened. (Plain medians: a few dozen balls at most.)"""
+    wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
+    out = dict(readings)
+    for i, r in wooden.items():
+        fellows = [f.colour for j, f in wooden.items() if j != i and f.code == r.code]
+        if not fellows:
+            continue
+        # towards the other wood: light wood read redder and darker, dark wood less red and lighter
+        sign = 1.0 if r.code == "L" else -1.0
+        redder = sign * (r.colour[2] - statistics.median(c[2] for c in fellows))
+        darker = sign * (statistics.median(c[0] for c in fellows) - r.colour[0])
+        need = th.odd_light if r.code == "L" else th.odd_dark
+        if redder >= need[0] and darker >= need[1]:
+            why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
+                   "may be stained wood" if r.code == "L" else
+                   f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
+                   "may be light wood")
+            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
     return out
 
 
