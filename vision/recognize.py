@@ -29,7 +29,7 @@ from .calibration_colours import BallPalette, TilePalette, tile_chroma
 from .geometry import Board
 from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, estimate_pose
 from .recognize_balls import Reading, Thresholds, read_pyramid
-from .recognize_colour import Patches, margin_points, measure_plate, prototypes
+from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
 from .recognize_hands import band_patches, band_points, find_hands
 from .recognize_model import Ensemble, load
@@ -153,7 +153,7 @@ class Recognizer:
         """Where the plate's margin and the arm band fall in frames of ``shape`` for
         ``pose``, kept while the same pose is passed again."""
         if self._patches is None or self._patches[0] is not pose or self._patches[1] != shape[:2]:
-            self._patches = (pose, shape[:2], Patches.of(pose.project(self.margin), shape),
+            self._patches = (pose, shape[:2], margin_patches(self.board, pose, shape, self.margin),
                              band_patches(pose, self.rings, shape))
         return self._patches[2], self._patches[3]
 
@@ -198,7 +198,7 @@ class Recognizer:
             except PoseError as exc:
                 return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
-        plate = measure_plate(image, self.board, pose, self.margin, margin).colour
+        plate = measure_plate(image, self.board, pose, patches=margin).colour
         hands = find_hands(image, pose, self.rings, band)
         if self.layout is not None:
             palette = self.palette

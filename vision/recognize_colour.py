@@ -153,13 +153,19 @@ class PlateReference:
     samples: int
 
 
+def margin_patches(board: Board, pose: Pose, shape: tuple[int, ...], points: np.ndarray | None = None) -> Patches:
+    """Where the plate's free strips (``points``, :func:`margin_points` if None) fall in
+    frames of ``shape`` for ``pose``."""
+    return Patches.of(pose.project(margin_points(board) if points is None else points), shape)
+
+
 def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None,
                   patches: Patches | None = None) -> PlateReference:
     """The lit plate's colour: among the free strips along the plate's edges, the median
     colour of the brighter half (shadows of pieces or of a hand fall on the rest).
-    ``patches``: where ``points`` fall for this pose, if already worked out."""
+    ``patches``: :func:`margin_patches` for this pose, if already worked out."""
     if patches is None:
-        patches = Patches.of(pose.project(margin_points(board) if points is None else points), image.shape)
+        patches = margin_patches(board, pose, image.shape, points)
     rgb, inside = patches.sample(image)
     rgb = rgb[inside]
     if len(rgb) < 8:

@@ -17,6 +17,23 @@ import numpy as np
 CLASSES = ("empty", "ball", "hand")
 
 
+#: a model's parameters, in the order :func:`_forward` takes them
+PARAMS = ("mean", "scale", "w1", "b1", "w2", "b2")
+
+
+def _forward(x: np.ndarray, mean: np.ndarray, scale: np.ndarray, w1: np.ndarray, b1: np.ndarray, w2: np.ndarray,
+             b2: np.ndarray) -> np.ndarray:
+    """Class probabilities (last axis) of measures ``x`` (... x N x F): standardised, one
+    hidden layer of rectifiers, softmax. Leading axes broadcast, so one call serves a stack
+    of models."""
+    z = (x - mean) / scale
+    h = np.maximum(z @ w1 + b1, 0.0)
+    logits = h @ w2 + b2
+    logits -= logits.max(axis=-1, keepdims=True)
+    e = np.exp(logits)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
 @dataclass(frozen=True, eq=False)
 class Model:
     """Standardisation (``mean``, ``scale``) and the two layers."""
@@ -30,19 +47,14 @@ class Model:
 
     @classmethod
     def from_dict(cls, d: dict) -> Model:
-        return cls(*(np.asarray(d[k], dtype=np.float64) for k in ("mean", "scale", "w1", "b1", "w2", "b2")))
+        return cls(*(np.asarray(d[k], dtype=np.float64) for k in PARAMS))
 
     def to_dict(self) -> dict:
-        return {k: np.round(getattr(self, k), 6).tolist() for k in ("mean", "scale", "w1", "b1", "w2", "b2")}
+        return {k: np.round(getattr(self, k), 6).tolist() for k in PARAMS}
 
     def probabilities(self, x: np.ndarray) -> np.ndarray:
         """N x 3 (empty, ball, hand) for N x F measures."""
-        z = (np.atleast_2d(x) - self.mean) / self.scale
-        h = np.maximum(z @ self.w1 + self.b1, 0.0)
-        logits = h @ self.w2 + self.b2
-        logits -= logits.max(axis=1, keepdims=True)
-        e = np.exp(logits)
-        return e / e.sum(axis=1, keepdims=True)
+        return _forward(np.atleast_2d(x), *(getattr(self, k) for k in PARAMS))
 
 
 @dataclass(frozen=True, eq=False)
@@ -56,23 +68,17 @@ class Ensemble:
         stacked = self._stacked
         if stacked is None:
             return np.mean([m.probabilities(x) for m in self.models], axis=0)
-        mean, scale, w1, b1, w2, b2 = stacked
-        z = (np.atleast_2d(x)[None] - mean) / scale
-        h = np.maximum(z @ w1 + b1, 0.0)
-        logits = h @ w2 + b2
-        logits -= logits.max(axis=2, keepdims=True)
-        e = np.exp(logits)
-        return np.mean(e / e.sum(axis=2, keepdims=True), axis=0)
+        return np.mean(_forward(np.atleast_2d(x)[None], *stacked), axis=0)
 
     @cached_property
     def _stacked(self) -> tuple[np.ndarray, ...] | None:
-        """The models' parameters stacked (model x ...), so that one pass of NumPy's calls
-        serves all of them (a frame reads four levels); None if their shapes differ."""
-        names = ("mean", "scale", "w1", "b1", "w2", "b2")
-        if len({tuple(getattr(m, k).shape for k in names) for m in self.models}) != 1:
+        """The models' parameters stacked (model x ...; a vector becomes model x 1 x ...,
+        to broadcast over the measures' rows), so that one pass of NumPy's calls serves
+        all of them (a frame reads four levels); None if their shapes differ."""
+        if len({tuple(getattr(m, k).shape for k in PARAMS) for m in self.models}) != 1:
             return None
-        return tuple(np.stack([getattr(m, k) for m in self.models])[:, None] if k in ("mean", "scale", "b1", "b2")
-                     else np.stack([getattr(m, k) for m in self.models]) for k in names)
+        stacks = (np.stack([getattr(m, k) for m in self.models]) for k in PARAMS)
+        return tuple(a[:, None] if a.ndim == 2 else a for a in stacks)
 
     def to_list(self) -> list[dict]:
         return [m.to_dict() for m in self.models]
