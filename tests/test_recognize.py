@@ -218,8 +218,8 @@ def test_an_empty_hollow_needs_a_tighter_pose_than_a_ball():
     """Seed 3600412 with far colours: three small markers (the fourth undecoded) and a
     guessed focal length put the base balls 0.19-0.21 of a radius from where the pose has
     them, 1.7 times its spread. Two light wooden balls of the plate's tint, their shading
-    off-centre and a rim of plate among their samples, were read empty at P(empty) 1.00, and the four balls above them were
-    emptied by the support rules."""
+    off-centre and a rim of plate among their samples, were read empty at P(empty) 1.00,
+    and the four balls above them were emptied by the support rules."""
     sc = next(scenes(PYRAMID, random.Random(3600412), 1, hands=0.35, vary=far_colours))
     result = Recognizer(PYRAMID, sc.game).read(sc.frame.image)
     assert len(result.pose.markers) == 3 and result.pose.focal_source == "default"

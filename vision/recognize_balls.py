@@ -7,8 +7,8 @@ present hides it. A position is reported only when the model is sure (thresholds
 rendered frames so that none was confidently wrong) and the pose pins its image down
 (an empty base hollow, which empties the places above it, twice as tightly); otherwise
 it is ``?``. A ball read black must be darker than a white ball could look in the plate's
-shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light wooden
-base ball of the plate's colour, where the frame's other light wooden balls are not, is
+shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light
+wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
 ``?`` (:func:`plate_coloured`), and so is a wooden ball that looks, beside the frame's
 other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
@@ -174,7 +174,8 @@ class Thresholds:
     #: this: the spread is one standard deviation, and a pose from three small markers with
     #: a guessed focal length was 1.7 times its spread off (seed 3,600,412 with far
     #: colours: two light wooden balls 0.19-0.21 of a radius off, their shading off-centre
-    #: and a rim of plate among their samples, read empty at P(empty) 1.00, and four balls above them emptied with them)
+    #: and a rim of plate among their samples, read empty at P(empty) 1.00, and four balls
+    #: above them emptied with them)
     base_loose: float = 0.1
 
 
@@ -323,8 +324,9 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             reading = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
                              int(layout.levels[i]), letters, th, colour_rule)
             if reading.code == "." and layout.levels[i] == 1 and geo.loose[i] > th.base_loose:
-                reading = Reading("?", f"empty?, but the markers pin this hollow down to ±{geo.loose[i]:.0%} of a "
-                                  "ball only: a ball there, seen beside its place, would look so", reading.p, reading.shares)
+                reading = Reading("?", f"empty?, but the markers pin this hollow down to ±{geo.loose[i]:.0%} of "
+                                  "a ball only: a ball there, seen beside its place, would look so",
+                                  reading.p, reading.shares)
             # with its share in view; built directly, as dataclasses.replace costs more per call
             readings[int(i)] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
                                        float(batch.x[j, 0]), reading.glimpsed)
