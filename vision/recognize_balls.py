@@ -46,6 +46,8 @@ from .recognize_through import beneath_doubt, through, unconfirmed
 LIGHT = "LW"
 #: balls of the plate's own wood
 WOODEN = "L"
+#: the one colour told by chromaticity alone, which the balls in front lend a dark sliver
+RED = "R"
 HIDDEN = "not enough of it in view"
 
 
@@ -92,6 +94,11 @@ class Thresholds:
     #: ... a light wooden one, less than this: empty hollows between balls were read as
     #: light wood at 0.31 to 0.38 in view on fresh frames
     wooden_base_share: float = 0.4
+    #: ... a red one behind red balls only, less than this: through webcams a black ball's
+    #: sliver behind red ones takes on their red (JPEG's coarse chroma and the blur spread
+    #: it two or three pixels), read red at 0.28 and 0.35 in view (2600964, 3700515); 13
+    #: red balls read right on the benchmark's 6,000 frames fall below it (in view 0.21-0.39)
+    red_base_share: float = 0.4
     #: ... and one showing less than ``wooden_seen`` of itself needs P(ball) ``wooden_ball``,
     #: as an empty hollow needs ``base_empty``: told from the plate's wood by shading alone,
     #: both ways. Empty hollows in a neighbour's shadow were read as light wood at
@@ -429,18 +436,26 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
     neighbours or the balls above, stays read only if it is dark and every ball hiding it
     was read in its colour. A sliver of an empty hollow between balls is shaded like a
     sliver of a light ball, and a sliver of a black ball behind a red one takes on the red
-    in the blur; behind balls of its own colour, a sliver can only be that colour. A light
+    in the blur; behind balls of its own colour, a sliver can only be that colour, but for
+    red, which a black sliver behind red balls shows (below ``th.red_base_share``). A light
     wooden ball, the plate's own wood, is a sliver below ``th.wooden_base_share``."""
     out = dict(readings)
     for i, r in readings.items():
         if layout.levels[i] != 1 or r.code in "?.#":
             continue
-        if not r.seen < (th.wooden_base_share if r.code in WOODEN else th.base_share):
+        share = th.wooden_base_share if r.code in WOODEN else th.base_share
+        if not r.seen < max(share, th.red_base_share if r.code == RED else 0.0):
             continue
-        hiding = np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)
-        if r.code in LIGHT or any(readings[int(j)].code != r.code for j in hiding):
-            out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) of a light ball or behind other colours",
-                             r.p, r.shares, seen=r.seen, glimpsed=True)
+        hiding = {readings[int(j)].code for j in
+                  np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)}
+        if r.seen < share and (r.code in LIGHT or hiding - {r.code}):
+            why = "of a light ball or behind other colours"
+        elif r.code == RED and hiding == {RED}:
+            why = "behind red balls only: a black ball's sliver there takes on their red"
+        else:
+            continue
+        out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) {why}", r.p, r.shares, seen=r.seen,
+                         glimpsed=True)
     return out
 
 
