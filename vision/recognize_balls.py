@@ -46,7 +46,7 @@ from .recognize_through import beneath_doubt, through, unconfirmed
 LIGHT = "LW"
 #: balls of the plate's own wood
 WOODEN = "L"
-#: the one colour told by chromaticity alone, which the balls in front lend a dark sliver
+#: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on
 RED = "R"
 HIDDEN = "not enough of it in view"
 
@@ -223,7 +223,7 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
             return "D", f"ball, dark wood (level {level:.2f}, red {red:.2f})"
     else:
         if red >= 0.72 and rg >= 1.5 and level > -3.8:
-            return "R", f"ball, red (red {red:.2f})"
+            return RED, f"ball, red (red {red:.2f})"
         if level > -1.5 and red < 0.32 and rg < 0.2:
             return "W", f"ball, white (level {level:.2f}, red {red:.2f})"
         if level < -3.2 and red < 0.5:
@@ -498,9 +498,9 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     other colours differ too little in chromaticity for this, and a shadow's edge changes
     a ball's brightness as much as they differ.)"""
     out = dict(readings)
-    if "R" not in letters:
+    if RED not in letters:
         return out
-    red = [i for i, r in readings.items() if layout.levels[i] > 1 and r.code == "R"]
+    red = [i for i, r in readings.items() if layout.levels[i] > 1 and r.code == RED]
     if not red:
         return out
     # a set of lower balls as one number, to group by: exact up to 53 positions (a larger
@@ -574,7 +574,7 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
             continue
         if not r.p[1] < th.upper_ball:
             continue
-        alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != "R"))
+        alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != RED))
         if alike.mean() >= th.alike_below:
             out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
                              "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)
