@@ -35,8 +35,9 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                 maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
     """An empty place above the base is read only when what the view meets through it is
     seen: a place under it read empty, or a ball read among the nearest balls its samples
-    would show (:attr:`Geometry.through`) that looks there as it does itself (median
-    brightness within ``th.seen_through_level``, chromaticity within
+    would show (:attr:`Geometry.through`), met by a group of them (``th.through_count``:
+    one sample confirmed balls read empty on fresh frames), that looks there as it does
+    itself (median brightness within ``th.seen_through_level``, chromaticity within
     ``th.seen_through_chroma``), and looks so beside the place as well. Otherwise the place
     may hold a ball in shadow whose shading the model took for the balls below showing
     through, a ball that also hides them from their own reading: on three sets of 3,000
@@ -54,7 +55,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
             continue
         seen, top, nearest = through(layout, geo, i, inside, maybe)
-        shown = [int(j) for j in np.flatnonzero(nearest.any(axis=0)) if out[int(j)].code not in "?."]
+        met = np.flatnonzero(nearest.sum(axis=0) >= th.through_count)
+        shown = [int(j) for j in met if out[int(j)].code not in "?."]
         why = "empty?, nothing it would show is seen there"
         col = Colours.of(lin[geo.body[i]][seen], plate)
         gap = _gap_colour(col, top == 0, th)
