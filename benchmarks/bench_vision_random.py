@@ -5,7 +5,7 @@ JPEG and, in a third of the frames, a hand over the board.
 
 Figures: frames with a pose, characters right / unknown / wrong, boards read whole; every
 confident wrong reading is listed on stderr (frame seed, position, read, truth, why) so it
-can be rendered again with ``vision.recognize_train.scenes(board, Random(seed), 1)``.
+can be rendered again with ``vision.recognize_train.frame_in_look(board, seed, look)``.
 The seeds are held out: the thresholds were chosen on other frames (docs/vision.md). The
 earlier held-out sets (seeds 800000 and 900000 on) were studied frame by frame once their
 misreadings were known, so they are held out no longer; each such change moves the
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-import random
 import sys
 import time
 from collections import Counter
@@ -36,9 +35,7 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import far_colours, scenes, varied
-from vision.render_light import soft_lighting
-from vision.render_webcam import Webcam
+from vision.recognize_train import frame_in_look
 from vision.score import score
 
 #: board -> (first seed, frames in a full run)
@@ -57,13 +54,10 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     board_name, seed, kind = job
     cv2.setNumThreads(1)
     board = load_board(board_name)
-    light = (lambda camera, rng: soft_lighting(rng)) if kind == "soft-light" else None
-    sc = next(scenes(board, random.Random(seed), 1, hands=HANDS, lighting=light,
-                     vary=far_colours if kind == "far-colour" else varied))
+    sc, image = frame_in_look(board, seed, "plain" if kind == "random" else kind, hands=HANDS)
     key = (board_name, sc.game)
     if key not in _recognizers:
         _recognizers[key] = Recognizer(board, sc.game)
-    image = Webcam.random(random.Random(seed)).apply(sc.frame.image) if kind == "webcam" else sc.frame.image
     result = _recognizers[key].read(image)  # type: ignore[attr-defined]
     c: Counter = Counter(frames=1)
     if not result.ok:

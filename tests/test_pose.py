@@ -16,7 +16,7 @@ from vision.geometry import load_board
 from vision.intrinsics import IntrinsicsError, load_intrinsics, save_intrinsics
 from vision.pose import (MIN_MARKERS, Intrinsics, Pose, PoseError, _detector, as_grey, complete, default_focal, detect,
                          detect_with_quads, estimate, estimate_pose, identify, shows_marker, smooth, zhang_focal)
-from vision.recognize_train import far_colours, scenes
+from vision.recognize_train import frame_in_look, scenes
 from vision.render import Camera, random_camera, random_lighting, render
 
 PYRAMID = load_board("pyramid-4")
@@ -122,8 +122,8 @@ def test_each_marker_found_helps_find_the_next():
     squares only. The two poses that two markers and a guessed focal length allow each
     put one of them where it is and the other 10 px off; the pose refined with the one
     found finds the other, and all four put the balls 1 px from where they are, not 8."""
-    sc = next(scenes(PYRAMID, random.Random(3600412), 1, hands=0.35, vary=far_colours))
-    grey = as_grey(sc.frame.image)
+    sc, image = frame_in_look(PYRAMID, 3600412, "far-colour")
+    grey = as_grey(image)
     found, quads = detect_with_quads(grey, PYRAMID.dictionary, want={0, 1, 2, 3})
     assert set(found) == {1, 3}
     completed = complete(found, quads, PYRAMID, grey)

@@ -26,10 +26,9 @@ from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_sh
 from vision.recognize_features import NAMES, plate_shade
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
 from vision.recognize_pyramid import Layout
-from vision.recognize_train import far_colours, scenes, varied
+from vision.recognize_train import LOOKS, far_colours, frame_in_look, scenes, varied
 from vision.score import score
 from vision.render import Camera, random_hand, render
-from vision.render_light import soft_lighting
 
 PYRAMID = load_board("pyramid-4")
 GRID = load_board("grid-9")
@@ -152,14 +151,31 @@ def test_a_hand_over_tiles_through_a_saturating_webcam_is_not_tiles():
     """Frame 1100050 through its random webcam (saturation 1.46, an S-curve): the skin of
     the hand over the tiles, judged against the plate's margin (the wood round those cells
     is covered too), passed for red tiles. A tile must differ from the wood round it."""
-    from vision.render_webcam import Webcam
-
-    sc = next(scenes(GRID, random.Random(1100050), 1, hands=0.35))
-    result = Recognizer(GRID, sc.game).read(Webcam.random(random.Random(1100050)).apply(sc.frame.image))
+    sc, image = frame_in_look(GRID, 1100050, "webcam")
+    result = Recognizer(GRID, sc.game).read(image)
     covered = [n for n, t in sc.frame.truth.items() if t.hand and t.covered >= 0.5]
     assert len(covered) >= 5
     assert all(result.observation.cells[n] == "??" for n in covered)
     assert tally([(result, sc.cells)])["wrong"] == 0
+
+
+def test_a_frame_in_each_look_is_the_benchmarks():
+    """``frame_in_look`` renders the random sets' frames as the benchmark reads them: one
+    position in every look; the seed's own camera, put through its webcam or lit by a soft
+    light; far colours drawn in place of the usual ones."""
+    shots = {look: frame_in_look(PYRAMID, 2600005, look) for look in LOOKS}
+    plain, image = shots["plain"]
+    assert image is plain.frame.image
+    assert all(sc.cells == plain.cells and sc.game == plain.game for sc, _ in shots.values())
+    corners = np.array([m.centre + (0.0,) for m in PYRAMID.markers])
+    for look in ("webcam", "soft-light"):
+        sc, shot = shots[look]
+        assert np.array_equal(sc.frame.camera.project(corners), plain.frame.camera.project(corners))
+        assert shot.shape == image.shape
+        assert np.abs(shot.astype(int) - image.astype(int)).mean() > 0.5, look
+    assert shots["far-colour"][0].seen_board.colours != plain.seen_board.colours
+    with pytest.raises(ValueError, match="no look 'sunny'"):
+        frame_in_look(PYRAMID, 2600005, "sunny")
 
 
 def test_hands_make_covered_positions_unknown():
@@ -234,8 +250,8 @@ def test_an_empty_hollow_needs_a_tighter_pose_than_a_ball():
     off-centre and a rim of plate among their samples, were read empty at P(empty) 1.00,
     and the four balls above them were emptied by the support rules. (Marker 0 is now
     found from the other three, so the test builds the three-marker pose itself.)"""
-    sc = next(scenes(PYRAMID, random.Random(3600412), 1, hands=0.35, vary=far_colours))
-    result = Recognizer(PYRAMID, sc.game).read(sc.frame.image, pose=three_markers(sc.frame.image))
+    sc, image = frame_in_look(PYRAMID, 3600412, "far-colour")
+    result = Recognizer(PYRAMID, sc.game).read(image, pose=three_markers(image))
     assert len(result.pose.markers) == 3 and result.pose.focal_source == "default"
     for name in ("1b4", "1c4"):
         assert sc.cells[name] == "L" and result.observation.cells[name] == "?"
@@ -314,9 +330,8 @@ def test_a_frame_under_a_soft_bouncing_light_once_misread():
     three balls resting on it were emptied. The ball below must look as read beside the
     place (``unconfirmed``), and a ball read through a place later doubted must look so
     elsewhere (``beneath_doubt``)."""
-    sc = next(scenes(PYRAMID, random.Random(2600211), 1, hands=0.35,
-                     lighting=lambda camera, rng: soft_lighting(rng)))
-    result = Recognizer(PYRAMID, sc.game).read(sc.frame.image)
+    sc, image = frame_in_look(PYRAMID, 2600211, "soft-light")
+    result = Recognizer(PYRAMID, sc.game).read(image)
     assert sc.cells["2b1"] == "W" and result.observation.cells["2b1"] != "."
     assert sc.cells["1b2"] == "R" and result.observation.cells["1b2"] != "W"
     c = tally([(result, sc.cells)])
@@ -481,10 +496,8 @@ def test_a_light_wooden_ball_through_a_webcam_once_read_stained():
     level -2.10, red 0.50, just inside the stained band, where the frame's other stained
     balls were 0.9 redder (log red/green). A ball must look like its fellows
     (``odd_wood``)."""
-    from vision.render_webcam import Webcam
-
-    sc = next(scenes(PYRAMID, random.Random(3200968), 1, hands=0.35))
-    result = Recognizer(PYRAMID, sc.game).read(Webcam.random(random.Random(3200968)).apply(sc.frame.image))
+    sc, image = frame_in_look(PYRAMID, 3200968, "webcam")
+    result = Recognizer(PYRAMID, sc.game).read(image)
     assert sc.cells["1b2"] == "L" and result.observation.cells["1b2"] == "?"
     assert "less red" in result.details["1b2"]
     c = tally([(result, sc.cells)])
@@ -492,7 +505,7 @@ def test_a_light_wooden_ball_through_a_webcam_once_read_stained():
 
 
 @pytest.mark.parametrize("seed, look, place, above", [(3800928, "webcam", "3b2", "4a1"),
-                                                       (3400441, "soft", "2b2", "3a2")])
+                                                       (3400441, "soft-light", "2b2", "3a2")])
 def test_an_empty_place_is_not_confirmed_by_one_sample_of_a_ball_below(seed, look, place, above):
     """Two fresh frames. 3800928 through its random webcam (640x480, JPEG quality 38, a pose
     from three markers and a guessed focal length, 3 px off): the black level-3 ball under
@@ -501,11 +514,7 @@ def test_an_empty_place_is_not_confirmed_by_one_sample_of_a_ball_below(seed, loo
     white base ball that one of its samples (of 43 and 49) would meet through the place, and
     the ball resting on it was emptied with it. A ball seen through a place needs a group of
     samples, as many as ``red_through`` asks of a group."""
-    from vision.render_webcam import Webcam
-
-    sc = next(scenes(PYRAMID, random.Random(seed), 1, hands=0.35,
-                     lighting=(lambda camera, rng: soft_lighting(rng)) if look == "soft" else None))
-    image = Webcam.random(random.Random(seed)).apply(sc.frame.image) if look == "webcam" else sc.frame.image
+    sc, image = frame_in_look(PYRAMID, seed, look)
     result = Recognizer(PYRAMID, sc.game).read(image)
     assert sc.cells[place] != "." and result.observation.cells[place] == "?"
     assert "nothing it would show is seen" in result.details[place]
@@ -519,10 +528,8 @@ def test_a_black_sliver_behind_red_balls_is_not_read_red(seed, name):
     """Through their random webcams (640x480, JPEG quality 52 for 3700515), black base balls
     28 and 35 % in view behind red balls only took on the red of the balls in front and
     were read red. A red sliver behind red balls is not read under 40 % in view."""
-    from vision.render_webcam import Webcam
-
-    sc = next(scenes(PYRAMID, random.Random(seed), 1, hands=0.35))
-    result = Recognizer(PYRAMID, sc.game).read(Webcam.random(random.Random(seed)).apply(sc.frame.image))
+    sc, image = frame_in_look(PYRAMID, seed, "webcam")
+    result = Recognizer(PYRAMID, sc.game).read(image)
     assert sc.cells[name] == "B" and result.observation.cells[name] == "?"
     assert "behind red balls only" in result.details[name]
     c = tally([(result, sc.cells)])

@@ -31,12 +31,17 @@ from .recognize_hands import band_points, find_hands
 from .recognize_model import Ensemble, train
 from .recognize_pyramid import Geometry, Layout
 from .render import Camera, Lighting, random_camera, random_hand, random_lighting, render
+from .render_light import soft_lighting
+from .render_webcam import Webcam
 
 #: tables the training frames stand on (sRGB): grey-blue, dark grey, green felt, navy, slate
 TABLES = ((84, 92, 104), (60, 60, 62), (52, 96, 64), (40, 52, 84), (110, 118, 122))
 #: where a ball is covered this much by a hand, the model learns "hand"
 HAND_COVER = 0.02
 MIN_SAMPLES = Thresholds().min_samples
+#: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
+#: seed's random webcam, with colours far from the defaults, under a soft bouncing light
+LOOKS = ("plain", "webcam", "far-colour", "soft-light")
 
 
 def random_position(game: str, rng: random.Random, turns: int) -> dict[str, str]:
@@ -100,6 +105,18 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
                        jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
                        wood_seed=rng.randrange(1000))
         yield Scene(frame, cells, game, shown)
+
+
+def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float = 0.35) -> tuple[Scene, np.ndarray]:
+    """The random sets' frame ``seed`` in one of ``LOOKS``, exactly as the benchmark reads
+    it, so that a misread it lists can be rendered again: the scene and the image."""
+    if look not in LOOKS:
+        raise ValueError(f"no look {look!r}: the looks are {', '.join(LOOKS)}")
+    light = (lambda camera, rng: soft_lighting(rng)) if look == "soft-light" else None
+    sc = next(scenes(board, random.Random(seed), 1, hands=hands, lighting=light,
+                     vary=far_colours if look == "far-colour" else varied))
+    image = Webcam.random(random.Random(seed)).apply(sc.frame.image) if look == "webcam" else sc.frame.image
+    return sc, image
 
 
 def label(truth, content: str) -> int:
