@@ -47,7 +47,13 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     it read white from the white ball's own pixels confirmed it. Nor may the samples that
     would meet no ball (the plate between the balls below) look coloured
     (:func:`_gap_colour`): a red ball read empty was confirmed by the red ball below it.
-    Level by level from the bottom, so that the doubt climbs to the places resting on one."""
+    Where the balls seen through it are all of one colour, a ball of that colour there
+    would look much the same, so a place resting on it read unknown where the model leans
+    to a ball (:func:`_leaning_on`) leaves it unknown (a ball read there is the support
+    rules' contradiction already, :func:`settle`): a light wooden level-2 ball read empty
+    at P(empty) 0.994 was confirmed by the light wooden ball below it, and the ball on it,
+    at P(ball) 0.74, was emptied. Level by level from the bottom, so that the doubt climbs
+    to the places resting on one."""
     out = dict(readings)
     own: dict[int, tuple[np.ndarray, Colours]] = {}
     for i in sorted(out, key=lambda j: layout.levels[j]):
@@ -62,12 +68,24 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         gap = _gap_colour(col, top == 0, th)
         if gap is not None:
             why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
-        elif shown and any(_looks_itself(out[j], col, nearest[:, j], th)
-                           and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own))
-                           for j in shown):
-            continue
+        else:
+            letters = {out[j].code for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
+                       and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own))}
+            lean = _leaning_on(layout, out, i) if len(letters) == 1 else None
+            if letters and lean is None:
+                continue
+            if letters:
+                why = (f"empty?, the balls seen through it are all read {letters.pop()}, as a ball here would "
+                       f"look, and a ball may rest on it (P(ball) {lean:.2f})")
         out[i] = _doubt(out[i], why)
     return out
+
+
+def _leaning_on(layout: Layout, readings: dict[int, Reading], i: int) -> float | None:
+    """The highest P(ball) among places resting on ``i`` read unknown where the model leans
+    to a ball (over P(empty)), or None."""
+    return max((r.p[1] for k, r in readings.items() if i in layout.supports[k] and r.code == "?"
+                and r.p[1] > r.p[0]), default=None)
 
 
 def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
