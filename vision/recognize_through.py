@@ -72,10 +72,10 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             seen_there = (out[j].code for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
                           and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
-            lean = _leaning_on(layout, out, i) if first is not None else None
-            if first is not None and (lean is None or any(code != first for code in seen_there)):
-                continue
             if first is not None:
+                lean = _leaning_on(layout, out, i)
+                if lean is None or any(code != first for code in seen_there):
+                    continue
                 why = (f"empty?, the balls seen through it are all read {first}, as a ball here would look, "
                        f"and a ball may rest on it (P(ball) {lean:.2f})")
         out[i] = _doubt(out[i], why)
