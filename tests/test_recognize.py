@@ -338,6 +338,17 @@ def test_a_frame_under_a_soft_bouncing_light_once_misread():
     assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
+def test_the_places_resting_on_each_are_its_supports_turned_round():
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    assert [layout.names[k] for k in layout.resting[index["1a1"]]] == ["2a1"]
+    assert [layout.names[k] for k in layout.resting[index["1b2"]]] == ["2a1", "2b1", "2a2", "2b2"]
+    assert [layout.names[k] for k in layout.resting[index["3a1"]]] == ["4a1"]
+    assert layout.resting[index["4a1"]] == ()
+    assert all((k in layout.resting[i]) == (i in layout.supports[k])
+               for i in range(len(layout.names)) for k in range(len(layout.names)))
+
+
 def test_support_rules():
     layout = Layout.of(PYRAMID)
     index = {n: i for i, n in enumerate(layout.names)}

@@ -485,7 +485,7 @@ def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: 
 
 def _rested_on(layout: Layout, readings: dict[int, Reading], i: int) -> bool:
     """Whether a ball is read resting on position ``i``: then a ball is there."""
-    return any(i in sup and readings[k].code not in "?." for k, sup in enumerate(layout.supports))
+    return any(readings[k].code not in "?." for k in layout.resting[i])
 
 
 def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray,

@@ -58,14 +58,16 @@ UNIT = _fibonacci(SPHERE_POINTS)
 @dataclass(frozen=True, eq=False)
 class Layout:
     """A pyramid board's positions as arrays: centres (N x 3), levels, ball radius, each
-    position's supports (indices of the four balls under it; empty on level 1) and the
-    base hollows' rim radius."""
+    position's supports (indices of the four balls under it; empty on level 1), the
+    positions resting on each (its supports turned round; empty on the top) and the base
+    hollows' rim radius."""
 
     names: tuple[str, ...]
     centres: np.ndarray
     levels: np.ndarray
     radius: float
     supports: tuple[tuple[int, ...], ...]
+    resting: tuple[tuple[int, ...], ...]
     rim: float
     #: points of the plate in a band round the base, clear of the markers: where the
     #: pieces' shadows show how dark this frame's shade is
@@ -81,8 +83,9 @@ class Layout:
             below = [j for j in range(len(names)) if levels[j] == levels[i] - 1
                      and np.hypot(*(centres[j, :2] - c[:2])) < board.ball_diameter * 0.9]
             supports.append(tuple(below))
-        return cls(names, centres, levels, board.ball_diameter / 2, tuple(supports), board.hollow_diameter / 2,
-                   _ring(board, centres))
+        resting = tuple(tuple(k for k, sup in enumerate(supports) if i in sup) for i in range(len(names)))
+        return cls(names, centres, levels, board.ball_diameter / 2, tuple(supports), resting,
+                   board.hollow_diameter / 2, _ring(board, centres))
 
     def by_level(self) -> list[np.ndarray]:
         """Position indices level by level, the highest first (the reading order)."""

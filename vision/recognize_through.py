@@ -85,8 +85,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
 def _leaning_on(layout: Layout, readings: dict[int, Reading], i: int) -> float | None:
     """The highest P(ball) among places resting on ``i`` read unknown where the model leans
     to a ball (over P(empty)), or None."""
-    return max((r.p[1] for k, r in readings.items() if i in layout.supports[k] and r.code == "?"
-                and r.p[1] > r.p[0]), default=None)
+    return max((r.p[1] for r in (readings[k] for k in layout.resting[i]) if r.code == "?" and r.p[1] > r.p[0]),
+               default=None)
 
 
 def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
