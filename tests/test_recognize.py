@@ -159,6 +159,18 @@ def test_a_hand_over_tiles_through_a_saturating_webcam_is_not_tiles():
     assert tally([(result, sc.cells)])["wrong"] == 0
 
 
+def test_a_sharpened_red_tiles_spill_is_not_glare_on_a_white_plate():
+    """Frame 1100086 through its random webcam (sharpening 1.26, saturation 1.33): round a
+    red tile on bare wood the sharpening lifted the tile's red over the border brighter
+    than the wood, and those samples were taken for glare on a white plate. Glare is white:
+    no darker than the wood in green."""
+    sc, image = frame_in_look(GRID, 1100086, "webcam")
+    assert sc.cells["b3"] == "R."
+    result = Recognizer(GRID, sc.game).read(image)
+    assert result.observation.cells["b3"] in ("R.", "R?")
+    assert tally([(result, sc.cells)])["wrong"] == 0
+
+
 def test_a_frame_in_each_look_is_the_benchmarks():
     """``frame_in_look`` renders the random sets' frames as the benchmark reads them: one
     position in every look; the seed's own camera, put through its webcam or lit by a soft

@@ -49,7 +49,11 @@ BARE_BRIGHT = 1.1
 #: a sample is glare on a white plate only if it is this much brighter than the wood next to
 #: it and than the open plate: the narrow wood between neighbouring plates and tiles lies in
 #: their shadows, and lit wood beside it is brighter than that, not white. A sample brighter
-#: than its wood by this but not than the open plate does not vote
+#: than its wood by this but not than the open plate does not vote. Glare is white, so it is
+#: no darker than the wood in green, the channel that carries most of the light: a webcam's
+#: sharpening lifted a red tile's spill over its bare border brighter than the wood by its red
+#: alone (seed 1100086 through a webcam, read as a white plate: samples [0.67 0.04 0.01]
+#: beside wood [0.33 0.08 0.01])
 GLARE = 1.3
 
 
@@ -183,9 +187,10 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     surface``, with the surface the wood (``ref``), a white plate or a black plate (their
     albedos relative to the wood's). The best clear explanation votes: ``.`` needs light
     enough to see it (s at least 0.08), ``w`` light like the wood's (:data:`WHITE_LIGHT`);
-    a black plate may be lit up to six times its nominal albedo. A sample much brighter than the wood
-    is the white plate even where the camera clips it (a clipped white loses its blue and
-    would pass for wood; :data:`GLARE`); another clipped sample does not vote. A bare
+    a black plate may be lit up to six times its nominal albedo. A sample much brighter than the wood,
+    and no darker in green, is the white plate even where the camera clips it (a
+    clipped white loses its blue and would pass for wood; :data:`GLARE`); another clipped
+    sample does not vote. A bare
     border must be lit like wood on some of it (:data:`BARE_LIGHT`) and no brighter than
     its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
     the samples, and where a bare border won but is not lit like wood."""
@@ -213,7 +218,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
     lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
     bright = lum > GLARE * ref_lum
-    glare = lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))
+    glare = (lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))) & (ring[..., 1] >= ref[:, None, 1])
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
