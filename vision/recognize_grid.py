@@ -187,12 +187,11 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     surface``, with the surface the wood (``ref``), a white plate or a black plate (their
     albedos relative to the wood's). The best clear explanation votes: ``.`` needs light
     enough to see it (s at least 0.08), ``w`` light like the wood's (:data:`WHITE_LIGHT`);
-    a black plate may be lit up to six times its nominal albedo. A sample much brighter than the wood,
-    and no darker in green, is the white plate even where the camera clips it (a
-    clipped white loses its blue and would pass for wood; :data:`GLARE`); another clipped
-    sample does not vote. A bare
-    border must be lit like wood on some of it (:data:`BARE_LIGHT`) and no brighter than
-    its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
+    a black plate may be lit up to six times its nominal albedo. A sample much brighter
+    than the wood, and no darker in green, is the white plate even where the camera clips
+    it (a clipped white loses its blue and would pass for wood; :data:`GLARE`); another
+    clipped sample does not vote. A bare border must be lit like wood on some of it
+    (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
     the samples, and where a bare border won but is not lit like wood."""
     keys = (".", "w", "b")
     surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
