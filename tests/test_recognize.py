@@ -24,6 +24,7 @@ from vision.recognize import Recognition, RecognitionError, Recognizer, recogniz
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
                                     odd_wood, plate_coloured, red_through, settle, unconfirmed)
 from vision.recognize_features import NAMES, plate_shade
+from vision.recognize_grid import _overshoot_error
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import LOOKS, far_colours, frame_in_look, scenes, varied
@@ -169,6 +170,34 @@ def test_a_sharpened_red_tiles_spill_is_not_glare_on_a_white_plate():
     result = Recognizer(GRID, sc.game).read(image)
     assert result.observation.cells["b3"] in ("R.", "R?")
     assert tally([(result, sc.cells)])["wrong"] == 0
+
+
+@pytest.mark.parametrize("seed", [4200378, 4200422])
+def test_a_webcams_sharpening_overshoot_beside_a_tile_is_not_a_white_plate(seed):
+    """Fresh frames through their random webcams (4200378: gamma 0.76, sharpening 1.23;
+    4200422: the overshoot clipped in red): the wood right beside a tile, pushed away from
+    the tile's colour, passed the glare test and bare borders were read as white plates
+    (nine and six of them). Those glare samples fit the overshoot far better than a white
+    plate and do not vote."""
+    sc, image = frame_in_look(GRID, seed, "webcam")
+    result = Recognizer(GRID, sc.game).read(image)
+    bare = [n for n, code in sc.cells.items() if code[1] == "."]
+    assert len(bare) > 10
+    assert all(result.observation.cells[n][1] in ".?" for n in bare)
+    assert tally([(result, sc.cells)])["wrong"] == 0
+
+
+def test_the_overshoot_is_the_wood_pushed_away_from_the_tile():
+    """``_overshoot_error`` is near 0 for the wood pushed away from the tile's colour, light
+    within 15 % and clipped where the camera clips, and not for a white plate's colour."""
+    ref = np.array([[0.45, 0.44, 0.14]] * 3)
+    tile = np.array([[0.02, 0.05, 0.31]] * 3)
+    white = ref[0] * np.array([1.3, 1.8, 3.2])
+    pushed = [np.clip(s * (ref[0] + c * (ref[0] - tile[0])), 0.0, 1.0) for s, c in ((1.1, 0.5), (1.15, 0.8))]
+    ring = np.array(pushed + [white])
+    err = _overshoot_error(ring, tile, ref)
+    assert err[0] < 0.02 and err[1] < 0.02
+    assert err[2] > 0.2
 
 
 def test_a_frame_in_each_look_is_the_benchmarks():

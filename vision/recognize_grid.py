@@ -55,6 +55,16 @@ BARE_BRIGHT = 1.1
 #: alone (seed 1100086 through a webcam, read as a white plate: samples [0.67 0.04 0.01]
 #: beside wood [0.33 0.08 0.01])
 GLARE = 1.3
+#: a webcam that sharpens overshoots at a tile's edge: the wood right beside a tile (darker
+#: than the wood) is pushed away from the tile's colour, ``s * (ref + c * (ref - tile))``,
+#: and can pass the glare test (seed 4200378 through a webcam, gamma 0.76 and sharpening
+#: 1.23: nine bare borders read as white plates; 4200422: six, clipped in red). Where that
+#: overshoot, with c up to :data:`HALO_REACH` and the wood's light within 15 %, explains a
+#: cell's glare samples (their median) this many times better than a white plate does, they
+#: are not glare and do not vote. A white plate with glare beside a saturated tile can look
+#: the same (pushed away from red is towards white): the price is a few of those read `?`
+HALO = 2.5
+HALO_REACH = 0.8
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +189,19 @@ def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
     return best, votes[np.arange(len(best)), best] / np.maximum(ok.sum(axis=1), 1)
 
 
+def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Per border sample (k x 3, with its cell's tile and wood), its distance relative to
+    its brightness from the wood pushed away from the tile's colour, ``s * (ref + c * (ref -
+    tile))`` (:data:`HALO`), clipped as the camera clips: a webcam that overshoots bright
+    wood clips it white. The best of c in ten steps and s in 5 % steps; clipping makes the
+    fit piecewise, and only the few glare samples are fitted."""
+    c = np.linspace(0.0, HALO_REACH, 11)[:, None, None, None]
+    s = np.linspace(0.85, 1.15, 7)[:, None, None]
+    model = np.clip(s * (ref + c * (ref - tile)), 0.0, 1.0)  # c x s x k x 3
+    best = np.linalg.norm(ring - model, axis=-1).min(axis=(0, 1))
+    return best / (np.linalg.norm(ring, axis=-1) + 1e-4)
+
+
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
                  albedo: dict[str, np.ndarray], plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
@@ -189,7 +212,8 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     enough to see it (s at least 0.08), ``w`` light like the wood's (:data:`WHITE_LIGHT`);
     a black plate may be lit up to six times its nominal albedo. A sample much brighter
     than the wood, and no darker in green, is the white plate even where the camera clips
-    it (a clipped white loses its blue and would pass for wood; :data:`GLARE`); another
+    it (a clipped white loses its blue and would pass for wood; :data:`GLARE`), unless the
+    cell's glare samples are a webcam's sharpening overshoot (:data:`HALO`); another
     clipped sample does not vote. A bare border must be lit like wood on some of it
     (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
     the samples, and where a bare border won but is not lit like wood."""
@@ -218,6 +242,12 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
     bright = lum > GLARE * ref_lum
     glare = (lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))) & (ring[..., 1] >= ref[:, None, 1])
+    seen = glare & ok
+    overshoot = np.zeros(seen.shape)
+    cell = np.nonzero(seen)[0]
+    overshoot[seen] = _overshoot_error(ring[seen], tile[cell], ref[cell])
+    overshoot, white = percentiles(np.stack([overshoot, err[..., 1]]), seen, [50])[0]
+    glare &= ~(overshoot * HALO < white)[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
