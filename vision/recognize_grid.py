@@ -63,6 +63,7 @@ GLARE = 1.3
 #: cell's glare samples (their median) this many times better than a white plate does, they
 #: are not glare and do not vote. A white plate with glare beside a saturated tile can look
 #: the same (pushed away from red is towards white): the price is a few of those read `?`
+#: (36 of 5,800 grid frames, docs/vision.md, Limits, where the other settings tried are)
 HALO = 2.5
 HALO_REACH = 0.8
 
@@ -243,10 +244,10 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     bright = lum > GLARE * ref_lum
     glare = (lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))) & (ring[..., 1] >= ref[:, None, 1])
     seen = glare & ok
-    overshoot = np.zeros(seen.shape)
+    pushed = np.zeros(seen.shape)
     cell = np.nonzero(seen)[0]
-    overshoot[seen] = _overshoot_error(ring[seen], tile[cell], ref[cell])
-    overshoot, white = percentiles(np.stack([overshoot, err[..., 1]]), seen, [50])[0]
+    pushed[seen] = _overshoot_error(ring[seen], tile[cell], ref[cell])
+    overshoot, white = percentiles(np.stack([pushed, err[..., 1]]), seen, [50])[0]
     glare &= ~(overshoot * HALO < white)[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
