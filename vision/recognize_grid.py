@@ -198,9 +198,9 @@ def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.
     fit piecewise, and only the few glare samples are fitted."""
     c = np.linspace(0.0, HALO_REACH, 11)[:, None, None, None]
     s = np.linspace(0.85, 1.15, 7)[:, None, None]
-    model = np.clip(s * (ref + c * (ref - tile)), 0.0, 1.0)  # c x s x k x 3
-    best = np.linalg.norm(ring - model, axis=-1).min(axis=(0, 1))
-    return best / (np.linalg.norm(ring, axis=-1) + 1e-4)
+    miss = ring - np.clip(s * (ref + c * (ref - tile)), 0.0, 1.0)  # c x s x k x 3
+    best = np.einsum("...i,...i->...", miss, miss).min(axis=(0, 1))
+    return np.sqrt(best) / (np.linalg.norm(ring, axis=-1) + 1e-4)
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
