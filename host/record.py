@@ -36,6 +36,25 @@ class RecordError(RulesError):
         super().__init__(where + message)
 
 
+def unwritable(text: str) -> str | None:
+    """Why neither format can carry a turn written ``text``, or None: the text format's
+    reader would take it for nothing, white space between tokens, a comment, a move number
+    or the result, so the JSON format refuses it too and a record converts either way."""
+    if not text:
+        return "is empty"
+    if any(ch.isspace() for ch in text):
+        return "contains white space"
+    if text.startswith(";"):
+        return "starts with ';', which starts a comment"
+    if "{" in text:
+        return "contains '{', which opens a comment"
+    if text in RESULTS:
+        return "is a result, not a turn"
+    if _MOVE_NUMBER.match(text):
+        return "reads as a move number"
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class RecordedTurn:
     """One turn as written, with its wall-clock timestamp and comment if any."""
@@ -117,6 +136,9 @@ def write_text(record: Record, *, width: int = 79) -> str:
     if record.preamble:
         tokens.append("{" + record.preamble.replace("}", ")") + "}")
     for i, turn in enumerate(record.turns):
+        why = unwritable(turn.text)
+        if why:
+            raise RecordError(f"turn {i + 1}: {turn.text!r} {why}")
         if i % 2 == 0:
             tokens.append(f"{i // 2 + 1}.")
         elif i % 2 == 1 and tokens and tokens[-1].startswith("{"):
@@ -348,8 +370,9 @@ def from_json(data: Any) -> Record:
         for key in ("ts", "comment"):
             if key in item and not isinstance(item[key], str):
                 raise RecordError(f"turns[{i - 1}] (turn {i}): {key!r} must be a string")
-        if any(ch.isspace() for ch in item["turn"]):
-            raise RecordError(f"turns[{i - 1}] (turn {i}): {item['turn']!r} contains white space")
+        why = unwritable(item["turn"])
+        if why:
+            raise RecordError(f"turns[{i - 1}] (turn {i}): {item['turn']!r} {why}")
         turns.append(RecordedTurn(item["turn"], item.get("ts"), item.get("comment")))
     result = data.get("result", tags.get("Result", "*"))
     if result not in RESULTS:
