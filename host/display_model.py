@@ -150,7 +150,9 @@ class BoardView:
         return out
 
     def record_text(self, *, today: Callable[[], datetime] = lambda: datetime.now(timezone.utc)) -> str | None:
-        """The game shown as a record in the text format (docs/formats.md); None before a game."""
+        """The game shown as a record in the text format (docs/formats.md); None before a game.
+        Raises :class:`RecordError` naming the turn when a move in the state is not one a
+        record can carry."""
         state = self.state
         if state is None or not isinstance(state.get("tags"), dict):
             return None

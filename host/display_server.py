@@ -21,6 +21,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from .display_model import Hall
 from .mqtt_topics import BOARD_ID, Topics
+from .record import RecordError
 
 log = logging.getLogger("arbiter.display")
 
@@ -226,7 +227,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _record(self, board: str) -> None:
         view = self.display.hall.board(board)
-        text = view.record_text() if view is not None else None
+        try:
+            text = view.record_text() if view is not None else None
+        except RecordError as exc:
+            return self._json(500, {"error": f"board {board!r}: its game cannot be written as a record: {exc}"})
         if text is None:
             return self._json(404, {"error": f"board {board!r} has no game to download"})
         filename = f"{board}-{view.state.get('game', 'game')}-turn{view.state.get('turn', 0)}.pgn" if view.state else f"{board}.pgn"

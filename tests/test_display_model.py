@@ -7,10 +7,12 @@ from __future__ import annotations
 import json
 import threading
 
+import pytest
+
 from host.display_model import Hall
 from host.games import rules_for
 from host.observation import Observation
-from host.record import read_any, replay
+from host.record import RecordError, read_any, replay
 from host.referee import Referee
 
 
@@ -41,6 +43,17 @@ def test_a_display_started_mid_game_has_the_whole_game_from_the_retained_state()
     record = hall.board("b1").record_text()
     checked = replay(read_any(record))
     assert checked.ok and len(checked.turns) == 3 and '[Light "Ann"]' in record and '[Board "b1"]' in record
+
+
+def test_a_game_whose_moves_no_record_can_carry_is_refused_naming_the_turn():
+    """A state whose move reads as a result would make a record that no longer reads: the
+    record is refused with the turn's number (the server answers 500 with it)."""
+    hall = Hall()
+    state = json.loads(state_after(["1a1", "1b1"]))
+    state["moves"][1]["move"] = "1-0"
+    assert hall.feed("arbiter/b1/state", json.dumps(state).encode())
+    with pytest.raises(RecordError, match="turn 2: '1-0' is a result"):
+        hall.board("b1").record_text()
 
 
 def test_bad_messages_are_reported_and_change_nothing():

@@ -83,6 +83,23 @@ def test_read_only_displays_send_nothing(mosquitto):  # noqa: F811
         shown.stop()
 
 
+def test_a_record_that_cannot_be_written_is_refused_with_the_reason(mosquitto):  # noqa: F811
+    from host.display_cli import start_display
+    from host.games import rules_for
+    from host.referee import Referee
+    referee = Referee(rules_for("pylos"))
+    referee.begin(0.0)
+    state = {"board": "odd", **referee.state()}
+    state["moves"] = [{"move": "1a1", "ts": None}, {"move": "1-0", "ts": None}]
+    shown = start_display(mosquitto.url, {}, port=0, read_only=True)
+    try:
+        assert shown.hall.feed("arbiter/odd/state", json.dumps(state).encode())
+        status, answer = request(shown.server.url + "board/odd/record.pgn")
+        assert status == 500 and "turn 2: '1-0' is a result" in answer["error"], (status, answer)
+    finally:
+        shown.stop()
+
+
 def test_arbiter_run_display_serves_the_board_and_its_record(mosquitto, tmp_path):  # noqa: F811
     port = free_port()
     config = tmp_path / "arbiter.toml"
