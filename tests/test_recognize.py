@@ -742,6 +742,63 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     assert read((0.3, 0.02, 0.02)) == "?"    # red: a red ball is there
 
 
+@pytest.mark.parametrize("look", ["plain", "soft-light"])
+def test_an_empty_place_is_unknown_where_two_balls_it_would_show_look_unlike_themselves(look):
+    """Fresh seed 4300908 (Sparks, 800x600, a wide view from 48 cm), plain and under a soft
+    light: a black level-2 ball over a black base ball was read empty at P(empty) 1.00,
+    confirmed by that black ball, which the view would meet through the place and which
+    looks there as it does. But the place would also show a red and a white base ball,
+    and over their groups of samples it is black (the red one 2.9 less red, the white one
+    5.0 darker than beside the place): a ball there hides them."""
+    sc, image = frame_in_look(PYRAMID, 4300908, look)
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert sc.cells["2a2"] == "B" and result.observation.cells["2a2"] == "?"
+    assert "1a3 and 1b3 would show through it, but look there unlike themselves" in result.details["2a2"]
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+
+
+def test_what_an_empty_place_would_show_must_look_as_it_does_beside_it():
+    """Through an empty level-2 place the view meets the balls below, each over a group of
+    samples. Confirmed by one of them, the place is still unknown when two others look
+    there unlike themselves beside it, far darker or of another colour; one alone may be a
+    pose a pixel off at a boundary, and chromaticity too dark to tell is not compared."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    samples = 16
+    place, white, other, third = (index[name] for name in ("2a1", "1a1", "1b1", "1a2"))
+    through = np.zeros((n, samples, n), dtype=bool)
+    through[place, :8, white] = True   # half of 2a1's samples would show 1a1
+    through[place, 8:12, other] = True  # four 1b1
+    through[place, 12:, third] = True   # four 1a2
+    hidden = np.zeros((n, samples, n), dtype=bool)
+    hidden[[white, other, third], :4, place] = True  # a ball at 2a1 would hide four of each one's samples
+    body = np.arange(n * samples).reshape(n, samples)
+    geo = SimpleNamespace(body=body, body_ok=np.ones((n, samples), dtype=bool), hidden=hidden, through=through)
+    plate = np.array([0.5, 0.5, 0.5])
+    grey, red, black = (0.5, 0.5, 0.5), (0.4, 0.04, 0.04), (0.01, 0.01, 0.01)
+
+    def read(at_other: tuple, beside_other: tuple, at_third: tuple = grey, beside_third: tuple = grey) -> str:
+        lin = np.tile(np.array(grey), (n * samples, 1))  # 1a1 white, there and beside
+        lin[body[place, 8:12]], lin[body[other, 4:]] = at_other, beside_other
+        lin[body[place, 12:]], lin[body[third, 4:]] = at_third, beside_third
+        r = {i: Reading("?", "x") for i in range(n)}
+        r[place] = Reading(".", "seen empty")
+        r[white] = Reading("W", "seen", colour=(0.0, 0.3, 0.0, 0.0, 0.33, 0.0))
+        out = unconfirmed(layout, geo, r, lin, np.ones(len(lin), dtype=bool), np.ones(n, dtype=bool),  # type: ignore[arg-type]
+                          plate, Thresholds())
+        return out[place].code
+
+    assert read(grey, grey) == "."                    # each looks there as beside: empty
+    assert read(grey, red) == "."                     # one of another colour there: may be the pose
+    assert read(grey, red, black, grey) == "?"        # ... and another far darker: a ball is there
+    assert read((0.03, 0.03, 0.03), red, black, grey) == "?"  # red beside, dark grey there: another colour
+    assert read(grey, red, grey, red) == "?"          # two of another colour
+    dark_red = (0.012, 0.001, 0.001)                  # red, but darker than chromaticity is told at
+    assert read((0.005, 0.005, 0.005), dark_red, grey, red) == "."
+
+
 def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
     """Through an empty level-2 place the view meets the balls below and the gaps between
     them; read there at P(ball) under 0.999, a ball is ``?`` when most of it could be that

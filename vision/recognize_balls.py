@@ -15,7 +15,8 @@ seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a light ball above the base seen little and in line with a
 lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
-above the base must show something read under it, which must look so beside it too
+above the base must show something read under it, which must look so beside it too,
+and the balls it would show must not look there unlike themselves beside it
 (:func:`unconfirmed`), a ball read partly through such a place, doubted later, must look as
 read elsewhere (:func:`beneath_doubt`; both in vision/recognize_through.py), and a ball there
 that the model is not quite sure of must not be mostly what the balls below would show
@@ -151,6 +152,19 @@ class Thresholds:
     #: ball read empty at 3.7; on 1,000 frames no empty place was over 1.5, one over 0.5)
     gap_samples: int = 4
     gap_chroma: float = 1.5
+    #: nor may ``unlike_balls`` or more of the lower balls it would show (each met by
+    #: ``through_count`` samples or more) look there unlike themselves beside it: median
+    #: brightness (log) more than ``unlike_level`` apart, or chromaticity more than
+    #: ``unlike_chroma`` apart where both medians are brighter than ``unlike_dark``
+    #: (:func:`unlike_beside`). A black level-2 ball confirmed empty by the black ball
+    #: below it (4300908) showed a white ball there 5.0 darker than beside, and a red one
+    #: 2.9 less red at -3.1. One ball alone is not enough: at a boundary between two balls
+    #: of other colours a pose a pixel off puts one's samples on the other: on 5,000 of the
+    #: benchmark's frames one ball so met 63 empty places read right, two met 4
+    unlike_balls: int = 2
+    unlike_level: float = 3.0
+    unlike_chroma: float = 1.5
+    unlike_dark: float = -3.5
     #: a ball above the base read at P(ball) under ``upper_ball`` is unknown when
     #: ``alike_below`` or more of its samples would, with the place empty, show a lower ball
     #: of its colour or unknown, or (not red) the gap between balls (:func:`alike_below`):

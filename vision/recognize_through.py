@@ -5,9 +5,10 @@ An empty place above the base is read only when something read under it is seen 
 it (:func:`unconfirmed`). A ball read below counts as seen there only if it also looks as
 its reading says beside the place: the pixels where it shows through an empty place are
 the very pixels a ball there would fill, so a reading made from them alone cannot confirm
-the place. And a ball read partly through a place first read empty and later doubted must
-look as its reading says elsewhere too (:func:`beneath_doubt`): it was read as if nothing
-could stand in front of it there.
+the place. Nor may the balls it would show look there unlike themselves beside it
+(:func:`unlike_beside`). And a ball read partly through a place first read empty and later
+doubted must look as its reading says elsewhere too (:func:`beneath_doubt`): it was read as
+if nothing could stand in front of it there.
 """
 
 from __future__ import annotations
@@ -53,7 +54,10 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     rules' contradiction already, :func:`settle`): a light wooden level-2 ball read empty
     at P(empty) 0.994 was confirmed by the light wooden ball below it, and the ball on it,
     at P(ball) 0.74, was emptied. Level by level from the bottom, so that the doubt climbs
-    to the places resting on one."""
+    to the places resting on one. Whatever confirms it, two or more balls it would show that
+    look there unlike themselves beside it (:func:`unlike_beside`) leave it unknown: a black
+    level-2 ball was confirmed by the black ball below it, while the red and white balls it
+    would also show looked black there."""
     out = dict(readings)
     own: dict[int, tuple[np.ndarray, Colours]] = {}
     for i in sorted(out, key=lambda j: layout.levels[j]):
@@ -68,6 +72,10 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         gap = _gap_colour(col, top == 0, th)
         if gap is not None:
             why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
+        elif len(unlike := unlike_beside(geo, i, met, nearest, col, lin, inside, maybe, plate, th,
+                                         own)) >= th.unlike_balls:
+            why = ("empty?, " + " and ".join(layout.names[j] for j in unlike) + " would show through it, but look "
+                   "there unlike themselves beside it: a ball here would hide them")
         else:
             seen_there = (out[j].code for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
                           and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own)))
@@ -152,6 +160,33 @@ def _gap_colour(col: Colours, gap: np.ndarray, th: Thresholds) -> float | None:
         return None
     far = math.hypot(float(quantile(col.rg[gap], 50)), float(quantile(col.bg[gap], 50)))
     return far if far > th.gap_chroma else None
+
+
+def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, col: Colours, lin: np.ndarray,
+                  inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
+                  cache: dict[int, tuple[np.ndarray, Colours]]) -> list[int]:
+    """The lower balls met through place ``i`` (``met``; their samples ``nearest``, colours
+    ``col``) that look there unlike themselves beside the place (on ``th.min_samples`` or
+    more of their own samples a ball at ``i`` would not hide), up to ``th.unlike_balls``:
+    brightness or chromaticity (where both are bright enough to have one) too far apart.
+    Were the place empty, each would show through it as it looks beside it, but for a
+    shadow on one."""
+    out: list[int] = []
+    for j in (int(j) for j in met):
+        view, own = _own(geo, j, lin, inside, maybe, plate, cache)
+        beside = view & ~geo.hidden[j][:, i]
+        if int(beside.sum()) < th.min_samples:
+            continue
+        there = nearest[:, j]
+        a = quantile(np.stack([col.level[there], col.rg[there], col.bg[there]], axis=1), 50)
+        b = quantile(np.stack([own.level[beside], own.rg[beside], own.bg[beside]], axis=1), 50)
+        chroma = math.hypot(float(a[1] - b[1]), float(a[2] - b[2]))
+        if (abs(float(a[0] - b[0])) > th.unlike_level
+                or (min(float(a[0]), float(b[0])) > th.unlike_dark and chroma > th.unlike_chroma)):
+            out.append(j)
+            if len(out) >= th.unlike_balls:
+                break
+    return out
 
 
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
