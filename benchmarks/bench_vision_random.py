@@ -20,6 +20,9 @@ plate colours moved farther from the defaults than the thresholds were chosen on
 The soft-light rows render the first seeds with a light that has a size and bounces off
 the plate (``vision.render_light.soft_lighting``): soft shadows and warm undersides, as a
 real lamp or window gives, which the thresholds were never chosen on.
+The mid-move row renders Sparks balls on positions with empty base hollows, as a Sparks
+board shows while a coal is taken (``vision.recognize_train.mid_move_position``), which no
+legal Sparks position does; of its seeds only the Sparks frames are counted.
 Frames are spread over the machine's cores.
 """
 
@@ -46,6 +49,9 @@ WEBCAM = {"pyramid-4": 1000, "grid-9": 500}
 FAR = {"pyramid-4": 1000, "grid-9": 500}
 #: board -> frames of its seeds rendered under a soft, bouncing light
 SOFT = {"pyramid-4": 1000, "grid-9": 500}
+#: board -> seeds (from :data:`MID_MOVE_FIRST`) whose Sparks frames show empty base hollows
+MID_MOVE = {"pyramid-4": 1000}
+MID_MOVE_FIRST = 5_000_000
 HANDS = 0.35
 _recognizers: dict = {}
 
@@ -54,7 +60,11 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     board_name, seed, kind = job
     cv2.setNumThreads(1)
     board = load_board(board_name)
-    sc, image = frame_in_look(board, seed, "plain" if kind == "random" else kind, hands=HANDS)
+    mid_move = kind == "mid-move"
+    sc, image = frame_in_look(board, seed, "plain" if kind in ("random", "mid-move") else kind, hands=HANDS,
+                              mid_move=mid_move)
+    if mid_move and sc.game != "sparks":
+        return Counter(), []
     key = (board_name, sc.game)
     if key not in _recognizers:
         _recognizers[key] = Recognizer(board, sc.game)
@@ -66,7 +76,7 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     wrong = score(result.observation.cells, sc.cells, c)
     c["whole"] += c["right"] == c["chars"]
     how = {"webcam": " through a webcam", "far-colour": " with far colours",
-           "soft-light": " under a soft light"}.get(kind, "")
+           "soft-light": " under a soft light", "mid-move": " mid-move"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -79,6 +89,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan += [(b, SETS[b][0], frames, "webcam") for b, frames in WEBCAM.items()]
     plan += [(b, SETS[b][0], frames, "far-colour") for b, frames in FAR.items()]
     plan += [(b, SETS[b][0], frames, "soft-light") for b, frames in SOFT.items()]
+    plan += [(b, MID_MOVE_FIRST, frames, "mid-move") for b, frames in MID_MOVE.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:
             count = 40 if quick else frames
@@ -93,8 +104,9 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
                     print(f"  {board_name} ({kind}): {k + 1}/{count} frames", file=sys.stderr, flush=True)
             posed = total["frames"] - total["no_pose"]
             chars = max(total["chars"], 1)
-            rows.append((f"{board_name}, {count} {kind} frames: with a pose",
-                         f"{posed} ({posed / count:.1%}) in {time.perf_counter() - t0:.0f} s", ""))
+            shown = total["frames"]  # the mid-move row counts its Sparks frames only
+            rows.append((f"{board_name}, {count} {kind} seeds: frames with a pose",
+                         f"{posed} of {shown} ({posed / max(shown, 1):.1%}) in {time.perf_counter() - t0:.0f} s", ""))
             rows.append((f"{board_name}, {kind} frames: characters right / unknown",
                          f"{total['right'] / chars:.1%} / {total['unknown'] / chars:.1%} of {total['chars']}; "
                          f"boards whole {total['whole']} of {posed}", ""))

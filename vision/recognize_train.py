@@ -55,6 +55,18 @@ def random_position(game: str, rng: random.Random, turns: int) -> dict[str, str]
     return rules.cells(position)
 
 
+def mid_move_position(game: str, rng: random.Random, turns: int) -> dict[str, str]:
+    """For Sparks, what a board shows mid-move: a Pylos position's balls as Sparks balls
+    (light wood white, stained black, three in ten red), so that base hollows are empty,
+    which no legal Sparks position leaves (every turn fills the hollow it empties). Other
+    games as :func:`random_position`."""
+    if game != "sparks":
+        return random_position(game, rng, turns)
+    cells = random_position("pylos", rng, turns)
+    return {name: ("R" if rng.random() < 0.3 else "W" if v == "L" else "B") if v in "LD" else v
+            for name, v in cells.items()}
+
+
 def _jitter(colour: tuple[int, int, int], rng: random.Random, amount: int) -> tuple[int, int, int]:
     return tuple(int(min(255, max(0, c + rng.randint(-amount, amount)))) for c in colour)  # type: ignore[return-value]
 
@@ -90,12 +102,14 @@ class Scene:
 def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            resolutions=((640, 480), (800, 600), (1280, 720)),
            lighting: Callable[[Camera, random.Random], Lighting] | None = None,
-           vary: Callable[[Board, random.Random], Board] = varied) -> Iterator[Scene]:
+           vary: Callable[[Board, random.Random], Board] = varied,
+           position: Callable[[str, random.Random, int], dict[str, str]] = random_position) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
-    random room light when None), ``vary(board, rng)`` the board's colours."""
+    random room light when None), ``vary(board, rng)`` the board's colours,
+    ``position(game, rng, turns)`` the cells."""
     for _ in range(count):
         game = rng.choice(board.games)
-        cells = random_position(game, rng, rng.randint(0, 40))
+        cells = position(game, rng, rng.randint(0, 40))
         shown = vary(board, rng)
         camera = random_camera(board, rng, resolutions=resolutions)
         hand = [random_hand(board, rng)] if rng.random() < hands else []
@@ -107,14 +121,17 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
         yield Scene(frame, cells, game, shown)
 
 
-def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float = 0.35) -> tuple[Scene, np.ndarray]:
+def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float = 0.35,
+                  mid_move: bool = False) -> tuple[Scene, np.ndarray]:
     """The random sets' frame ``seed`` in one of ``LOOKS``, exactly as the benchmark reads
-    it, so that a misread it lists can be rendered again: the scene and the image."""
+    it, so that a misread it lists can be rendered again: the scene and the image. With
+    ``mid_move``, Sparks frames show positions with empty hollows (:func:`mid_move_position`)."""
     if look not in LOOKS:
         raise ValueError(f"no look {look!r}: the looks are {', '.join(LOOKS)}")
     light = (lambda camera, rng: soft_lighting(rng)) if look == "soft-light" else None
     sc = next(scenes(board, random.Random(seed), 1, hands=hands, lighting=light,
-                     vary=far_colours if look == "far-colour" else varied))
+                     vary=far_colours if look == "far-colour" else varied,
+                     position=mid_move_position if mid_move else random_position))
     image = Webcam.random(random.Random(seed)).apply(sc.frame.image) if look == "webcam" else sc.frame.image
     return sc, image
 
