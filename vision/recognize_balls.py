@@ -4,7 +4,7 @@ colour from its samples, then the support rules.
 
 Positions are read top-down (level 4 first): a sample counts only where no ball that may be
 present hides it. A position is reported only when the model is sure (thresholds chosen on
-rendered frames so that none was confidently wrong) and the pose pins its image down
+rendered frames so that none was confidently wrong; vision/recognize_thresholds.py) and the pose pins its image down
 (an empty base hollow, which empties the places above it, twice as tightly); otherwise
 it is ``?``. A ball read black must be darker than a white ball could look in the plate's
 shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light
@@ -21,10 +21,11 @@ and the balls it would show must not look there unlike themselves beside it
 read elsewhere (:func:`beneath_doubt`; both in vision/recognize_through.py), and a ball there
 that the model is not quite sure of must not be mostly what the balls below would show
 through the place empty, nor, however sure, right before a lower ball not seen
-(:func:`alike_below`). The support rules close the reading: a
-ball seen over a support read empty makes both unknown, a position over a support read
-empty is empty (nothing floats), and a ball whose supports are not all seen as balls (or
-too little in view to be read) is unknown.
+(:func:`alike_below`). An empty base hollow in shadow with the plate's colour, under a
+place the model leans to a ball at, is unknown (:func:`under_a_ball`). The support rules
+close the reading: a ball seen over a support read empty makes both unknown, a position
+over a support read empty is empty (nothing floats), and a ball whose supports are not all
+seen as balls (or too little in view to be read) is unknown.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ from typing import Callable
 import numpy as np
 
 from .recognize_colour import LINEAR
-from .recognize_features import DARK, Colours, in_view, measure_level, plate_shade
+from .recognize_features import in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
+from .recognize_thresholds import Thresholds
 from .recognize_through import beneath_doubt, through, unconfirmed
 
 
@@ -50,167 +52,6 @@ WOODEN = "L"
 #: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on
 RED = "R"
 HIDDEN = "not enough of it in view"
-
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    """Probabilities needed for a reading."""
-
-    ball: float = 0.99
-    empty: float = 0.99
-    #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
-    #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
-    #: balls under it from their own reading.)
-    base_empty: float = 0.997
-    hand: float = 0.03
-    #: the least upward shading slope (per unit normal, relative to the mean) of a light ball
-    light_up: float = 0.2
-    #: the least centre-minus-edge brightness (log) of a light ball
-    light_centre: float = -0.5
-    #: an empty reading is refused when the place is shaded like a ball: up and fit above these
-    empty_up: float = 0.5
-    empty_fit: float = 0.75
-    #: where balls of the plate's own wood are played, an empty reading is refused in shadow
-    #: (median level, log relative to the lit plate, under ``shade_level``) where the place
-    #: has the plate's colour (a share of ``shade_plate`` or more): light wooden balls in a
-    #: neighbour's shadow were read empty at P(empty) 1.00 on fresh frames (levels -1.0 to
-    #: -1.5, the plate's colour 0.90-0.98); 123 of 5,927 empty places read right on 1,200
-    #: frames fall in it. From -0.6 (it was -0.7) for one at -0.64: 8 more empty places of
-    #: 1,200 frames
-    shade_level: float = -0.6
-    shade_plate: float = 0.8
-    #: ... and deeper in shadow (under ``deep_level``), a share of ``deep_plate``: samples
-    #: darker than chromaticity can be told at do not count as the plate's colour. Light
-    #: wooden balls at -2.1 with the plate's colour 0.73-0.76 were read empty at P(empty)
-    #: 1.00 on fresh frames; 8 of 4,346 empty places read right on 1,200 frames fall in it
-    deep_level: float = -1.8
-    deep_plate: float = 0.65
-    #: in any game, an empty base hollow in shadow (median level under ``under_level``) with
-    #: the plate's colour (a share of ``under_plate``) is unknown where a place resting on
-    #: it, read from enough of its samples, leans to a ball at P(ball) ``under_ball`` or more
-    #: (:func:`under_a_ball`): under a soft, bouncing light a white base ball (fresh 4300509,
-    #: level -1.78, the plate's colour 0.71) and a light wooden one (5000075, -1.17, 0.62),
-    #: each under balls at P(ball) 0.97-0.99, were read empty at P(empty) 1.00, and the
-    #: balls on them emptied. On the benchmark's 6,000 frames no empty hollow read right is
-    #: of this kind; at -0.5, 0.5 and 0.9, 8 are
-    under_level: float = -0.8
-    under_plate: float = 0.55
-    under_ball: float = 0.95
-    #: the least share of its facing surface a ball above the base must show: on the sets
-    #: studied (seeds 600000, 1,200,000 and 1,300,000 on), every empty place above the base
-    #: read as a ball showed 0.5 or less
-    upper_share: float = 0.5
-    #: a ball on the base showing less of itself than this is a sliver (:func:`slivers`):
-    #: every base place read wrong on 3,000 tuning frames showed 0.28 or less
-    base_share: float = 0.3
-    #: ... a light wooden one, less than this: empty hollows between balls were read as
-    #: light wood at 0.31 to 0.38 in view on fresh frames
-    wooden_base_share: float = 0.4
-    #: ... a red one behind red balls only, less than this: through webcams a black ball's
-    #: sliver behind red ones takes on their red (JPEG's coarse chroma and the blur spread
-    #: it two or three pixels), read red at 0.28 and 0.35 in view (2600964, 3700515); 13
-    #: red balls read right on the benchmark's 6,000 frames fall below it (in view 0.21-0.39)
-    red_base_share: float = 0.4
-    #: ... and one showing less than ``wooden_seen`` of itself needs P(ball) ``wooden_ball``,
-    #: as an empty hollow needs ``base_empty``: told from the plate's wood by shading alone,
-    #: both ways. Empty hollows in a neighbour's shadow were read as light wood at
-    #: P(ball) 0.990-0.997 with 40-66 % in view on fresh frames; 369 of the 7,716 light wooden
-    #: base balls read right on three sets of 3,000 frames fall below these
-    wooden_seen: float = 0.7
-    wooden_ball: float = 0.998
-    #: a light wooden base ball within ``wood_plate`` (log red/green and blue/green) of the
-    #: plate's chromaticity is unknown where this frame's other light wooden base balls, seen
-    #: ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
-    #: :func:`plate_coloured`): empty hollows ringed by balls were read as light wood at
-    #: P(ball) 1.00 on fresh frames, 0.005-0.03 from the plate where their fellows were
-    #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
-    wood_plate: float = 0.06
-    wood_apart: float = 0.15
-    #: a ball read light wood that is both redder (log red/green) and darker (log level) than
-    #: the median of this frame's other balls read light wood by ``odd_light``, or one read
-    #: dark wood both less red and no darker than the frame's other dark wooden balls by
-    #: ``odd_dark``, is unknown (:func:`odd_wood`): a stained ball in low light was read
-    #: light wood 0.21 redder and 1.65 darker (seed 2700029), a light wooden ball through a
-    #: webcam dark wood 0.91 less red and 0.36 lighter (3200968). On the benchmark's 4,000
-    #: frames (plain, through webcams, far colours, soft light) it doubts two balls read
-    #: right, both through webcams: light wood 0.12 redder and 0.86 darker (2600147), and a
-    #: stained sliver 0.76 less red than the one other stained ball read (2600070, left
-    #: ``?`` by :func:`slivers` anyway). On fresh frames (seeds 3,500,000 on) it cost 3
-    #: light wooden balls under soft light, the plate's bounce light reddening their shaded
-    #: side (0.12-0.16 redder, 0.81-1.26 darker), and 1 stained ball through a webcam
-    odd_light: tuple[float, float] = (0.1, 0.8)
-    odd_dark: tuple[float, float] = (0.5, 0.0)
-    #: a light ball above the base showing less of itself than this, in line with a lower
-    #: ball behind it that may be of its colour, may be that ball seen through an empty place
-    #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
-    upper_alone: float = 0.55
-    #: a red ball above the base with a group of samples less red than the rest by this
-    #: (median log red/green) is unknown (:func:`red_through`; on 3,000 frames 2 of 3,426
-    #: red balls read right reached it, empty places read red 2.9 to 4.1); a group needs
-    #: this many samples, and so does a ball seen through an empty place (:func:`unconfirmed`;
-    #: three balls read empty on fresh frames were confirmed by one sample, and the rule
-    #: costs 322 of the 64,861 readings right on the benchmark's 6,000 frames)
-    through_red: float = 2.5
-    through_count: int = 4
-    #: an empty place above the base is confirmed by a ball the view meets through it only
-    #: if that ball looks there as it does itself: median brightness (log) and chromaticity
-    #: within these (:func:`unconfirmed`; a white ball seen as black through a black one
-    #: differed by 2.7)
-    seen_through_level: float = 2.0
-    seen_through_chroma: float = 1.0
-    #: nor may the plate between the balls below (``gap_samples`` or more of the place's
-    #: samples) look coloured: chromaticity more than ``gap_chroma`` from the plate's (a red
-    #: ball read empty at 3.7; on 1,000 frames no empty place was over 1.5, one over 0.5)
-    gap_samples: int = 4
-    gap_chroma: float = 1.5
-    #: nor may ``unlike_balls`` or more of the lower balls it would show (each met by
-    #: ``through_count`` samples or more) look there unlike themselves beside it: median
-    #: brightness (log) more than ``unlike_level`` apart, or chromaticity more than
-    #: ``unlike_chroma`` apart where both medians are brighter than ``unlike_dark``
-    #: (:func:`unlike_beside`). A black level-2 ball confirmed empty by the black ball
-    #: below it (4300908) showed a white ball there 5.0 darker than beside, and a red one
-    #: 2.9 less red at -3.1. One ball alone is not enough: at a boundary between two balls
-    #: of other colours a pose a pixel off puts one's samples on the other: on 5,000 of the
-    #: benchmark's frames one ball so met 63 empty places read right, two met 4
-    unlike_balls: int = 2
-    unlike_level: float = 3.0
-    unlike_chroma: float = 1.5
-    unlike_dark: float = -3.5
-    #: a ball above the base read at P(ball) under ``upper_ball`` is unknown when
-    #: ``alike_below`` or more of its samples would, with the place empty, show a lower ball
-    #: of its colour or unknown, or (not red) the gap between balls (:func:`alike_below`):
-    #: empty level-2 places were read as balls at 0.992-0.998 on fresh frames, 80-100 % so
-    upper_ball: float = 0.999
-    alike_below: float = 0.75
-    #: ... and at any P(ball), when a lower ball read unknown lies right behind it
-    #: (:attr:`Geometry.aligned`), ``unseen_below`` or more of its samples would show lower
-    #: balls read unknown (hidden by it, most often) and no ball read rests on it: seen from
-    #: 45 degrees, an empty level-2 place lies right before a base ball, whose shading is a
-    #: ball's. A red one read so at P(ball) 0.9995, 98 %
-    unseen_below: float = 0.9
-    #: a ball read black no darker than the plate's deepest shade round the base (the
-    #: darkest 2 % of its samples, :func:`plate_shade`) less this is unknown
-    #: (:func:`dark_in_shade`): a white ball in that shade, deeper still between the balls,
-    #: can look as dark
-    white_shade: float = 0.8
-    #: a ball read dark wood no darker than that shade less this is unknown: light wooden
-    #: balls whose wood was redder than the plate's were read stained at 0.10-0.38 above it
-    #: (colours moved up to 25 from the defaults, the plate's up to 35); 52 of 1,327 stained
-    #: balls read right on 2,000 frames (seeds 2,700,000 on) fall within it
-    wood_shade: float = 0.0
-    #: fewer usable body samples than this: not read
-    min_samples: int = 8
-    #: a position whose image the pose pins down more loosely than this (one standard
-    #: deviation, as a share of the ball's radius in pixels) is not read: the samples may
-    #: fall beside the ball (few, small or blurred markers; a tilt or focal length unsure)
-    loose: float = 0.2
-    #: ... and an empty base hollow, which empties every place above it, more tightly than
-    #: this: the spread is one standard deviation, and a pose from three small markers with
-    #: a guessed focal length was 1.7 times its spread off (seed 3,600,412 with far
-    #: colours: two light wooden balls 0.19-0.21 of a radius off, their shading off-centre
-    #: and a rim of plate among their samples, read empty at P(empty) 1.00, and four balls
-    #: above them emptied with them)
-    base_loose: float = 0.1
 
 
 @dataclass(frozen=True, slots=True)
@@ -382,9 +223,9 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
 
 def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: np.ndarray,
                  th: Thresholds) -> Reading:
-    """An empty reading of base hollow ``i`` (its measures ``x``), or unknown where it is in
-    shadow with the plate's colour and a place resting on it, read above it already, leans
-    to a ball. A light ball under others is shaded on top by them, so not shaded like a
+    """Base hollow ``i``'s empty reading ``r``, made unknown where the hollow (its measures
+    ``x``) is in shadow with the plate's colour and a place resting on it, read already
+    (the reading goes from the top), leans to a ball. A light ball under others is shaded on top by them, so not shaded like a
     ball, and lit by the light bounced off the plate it takes the plate's colour; nothing
     rests on an empty hollow. (Either sign alone is common where the hollow is empty.)"""
     level_seen, plate_share = float(x[4]), float(x[7])

@@ -24,7 +24,8 @@ from .recognize_features import DARK, Colours, in_view
 from .recognize_pyramid import Geometry, Layout
 
 if TYPE_CHECKING:
-    from .recognize_balls import Reading, Thresholds
+    from .recognize_balls import Reading
+    from .recognize_thresholds import Thresholds
 
 
 def _doubt(r: Reading, why: str) -> Reading:

@@ -24,12 +24,13 @@ from host.games import rules_for
 
 from .geometry import Board, load_board
 from .pose import PoseError, estimate_pose
-from .recognize_balls import Thresholds, gather
+from .recognize_balls import gather
 from .recognize_colour import margin_points, measure_plate, prototypes
 from .recognize_features import measure_level
 from .recognize_hands import band_points, find_hands
 from .recognize_model import Ensemble, train
 from .recognize_pyramid import Geometry, Layout
+from .recognize_thresholds import Thresholds
 from .render import Camera, Lighting, random_camera, random_hand, random_lighting, render
 from .render_light import soft_lighting
 from .render_webcam import Webcam
