@@ -494,10 +494,10 @@ def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
     index = {name: i for i, name in enumerate(layout.names)}
     hollow, above = index["1a1"], index["2a1"]
 
-    def read(level: float, plate_share: float, p_ball: float, why: str = "unsure") -> str:
+    def read(level: float, plate_share: float, p_ball: float, glimpsed: bool = False) -> str:
         x = np.zeros(len(NAMES))
         x[4], x[7] = level, plate_share
-        readings = {above: Reading("?", why, (1.0 - p_ball, p_ball, 0.0))}
+        readings = {above: Reading("?", "unsure", (1.0 - p_ball, p_ball, 0.0), glimpsed=glimpsed)}
         readings |= {k: Reading(".", "empty", (1.0, 0.0, 0.0)) for k in layout.resting[hollow] if k != above}
         return under_a_ball(layout, readings, hollow, Reading(".", "empty", (1.0, 0.0, 0.0)), x, Thresholds()).code
 
@@ -506,7 +506,7 @@ def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
     assert read(-0.5, 0.71, 0.99) == "."    # lit: a ball would show its shading
     assert read(-1.78, 0.4, 0.99) == "."    # not the plate's colour
     assert read(-1.78, 0.71, 0.8) == "."    # nothing leaning on it
-    assert read(-1.78, 0.71, 0.99, "not enough of it in view") == "."
+    assert read(-1.78, 0.71, 0.99, glimpsed=True) == "."  # too little of it in view to say
 
 
 @pytest.mark.parametrize("seed, hollow, above", [(4300509, "1b3", "2b2"), (5000075, "1c2", "2b1")])

@@ -224,16 +224,17 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
 def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: np.ndarray,
                  th: Thresholds) -> Reading:
     """Base hollow ``i``'s empty reading ``r``, made unknown where the hollow (its measures
-    ``x``) is in shadow with the plate's colour and a place resting on it, read already
-    (the reading goes from the top), leans to a ball. A light ball under others is shaded on top by them, so not shaded like a
-    ball, and lit by the light bounced off the plate it takes the plate's colour; nothing
-    rests on an empty hollow. (Either sign alone is common where the hollow is empty.)"""
+    ``x``) is in shadow with the plate's colour and a place resting on it, read already (the
+    reading goes from the top) from enough of itself (not glimpsed), leans to a ball. A
+    light ball under others is shaded on top by them, so not shaded like a ball, and lit by
+    the light bounced off the plate it takes the plate's colour; and nothing rests on an
+    empty hollow. (Either sign alone is common where the hollow is empty.)"""
     level_seen, plate_share = float(x[4]), float(x[7])
     if level_seen >= th.under_level or plate_share < th.under_plate:
         return r
     for k in layout.resting[i]:
         above = readings[k]
-        if above.code != "." and above.why != HIDDEN and above.p[1] >= th.under_ball:
+        if above.code != "." and not above.glimpsed and above.p[1] >= th.under_ball:
             return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour, under "
                            f"{layout.names[k]} at P(ball) {above.p[1]:.2f}: a light ball under others would look so",
                            r.p, r.shares)
