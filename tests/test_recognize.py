@@ -22,7 +22,8 @@ from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
-                                    odd_wood, plate_coloured, red_through, settle, unconfirmed, under_a_ball)
+                                    odd_red, odd_wood, plate_coloured, red_through, settle, unconfirmed,
+                                    under_a_ball)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_grid import _overshoot_error
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
@@ -680,6 +681,39 @@ def test_plate_shade_is_the_darkest_of_the_plate_coloured_ring():
     assert plate_shade(geo, lin, inside, np.array([True, False]), plate) < -4.9  # that ball is not there
     few = SimpleNamespace(ring=np.arange(40), ring_hidden=hidden[:40])
     assert plate_shade(few, lin[:40], inside[:40], np.array([True, True]), plate) == -math.inf
+
+
+def test_a_red_ball_seen_little_darker_and_less_red_than_the_others_is_unknown():
+    """A black ball partly hidden among red ones takes on their red in the blur and JPEG but
+    stays darker than they are; shade makes a red ball darker, but as red. Levels and
+    red/green as ``Batch.colour`` gives them (level, q90, rg, bg, red, outside)."""
+    def red(level: float, rg: float, seen: float) -> Reading:
+        return Reading("R", "seen", colour=(level, level + 0.5, rg, 0.3, 0.8, 0.0), seen=seen)
+
+    fellows = {1: red(-1.0, 2.3, 0.9), 2: red(-1.2, 2.2, 0.9), 3: red(-0.9, 2.25, 0.6)}
+
+    def read(level: float, rg: float, seen: float = 0.31) -> str:
+        return odd_red(fellows | {0: red(level, rg, seen)}, Thresholds())[0].code
+
+    assert read(-2.98, 1.77) == "?"          # 4400193: 1.87 darker, 0.46 less red
+    assert read(-2.98, 2.0) == "?"           # ... under a soft light, 0.26 less red
+    assert read(-2.98, 2.25) == "R"          # in shade, but as red as the others
+    assert read(-1.8, 1.77) == "R"           # less red, but about as bright
+    assert read(-2.98, 1.77, 0.8) == "R"     # seen whole: its shading says what it is
+    assert odd_red({0: red(-2.98, 1.77, 0.31)}, Thresholds())[0].code == "R"  # no other red to go by
+
+
+@pytest.mark.parametrize("look", ["plain", "soft-light"])
+def test_a_black_ball_among_red_ones_at_640x480_is_not_read_red(look):
+    """Fresh seed 4400193 (Sparks, 640x480, the board small: balls 10 px across): a black
+    base ball 31 % in view, beside red balls and under one, was read red at red 0.78, just
+    over the sliver rule's 30 % (under a soft light too)."""
+    sc, image = frame_in_look(PYRAMID, 4400193, look)
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert sc.cells["1a3"] == "B" and result.observation.cells["1a3"] == "?"
+    assert "less red than this frame's other red balls" in result.details["1a3"]
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
 def test_a_light_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():

@@ -12,8 +12,9 @@ wooden base ball of the plate's colour, where the frame's other light wooden bal
 ``?`` (:func:`plate_coloured`), and so is a wooden ball that looks, beside the frame's
 other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
-(:func:`slivers`), and so is a light ball above the base seen little and in line with a
-lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
+(:func:`slivers`), and so is a red ball seen little that is darker and less red than the
+frame's other red balls (:func:`odd_red`), a light ball above the base seen little and in
+line with a lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
 above the base must show something read under it, which must look so beside it too,
 and the balls it would show must not look there unlike themselves beside it
@@ -212,7 +213,10 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     if WOODEN in letters:
         readings = odd_wood(plate_coloured(layout, readings, th), th)
-    readings = lookalikes(layout, geo, slivers(layout, geo, readings, maybe, th), th)
+    readings = slivers(layout, geo, readings, maybe, th)
+    if RED in letters:  # after slivers, which leave the balls resting on one read
+        readings = odd_red(readings, th)
+    readings = lookalikes(layout, geo, readings, th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = alike_below(layout, geo, readings, inside, maybe, th)
@@ -317,6 +321,26 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                    f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                    "may be light wood")
             out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
+    return out
+
+
+def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A ball read red, seen little, that is both darker and less red than this frame's
+    other balls read red is unknown: where part of a black ball shows among red ones, the
+    blur and JPEG's coarse colour mix their red into it, and it stays darker than they are.
+    Shade makes a red ball darker, but leaves it as red."""
+    reds = {i: r for i, r in readings.items() if r.code == RED and r.colour}
+    out = dict(readings)
+    for i, r in reds.items():
+        fellows = [f.colour for j, f in reds.items() if j != i]
+        if not fellows or not r.seen < th.odd_red_seen:
+            continue
+        darker = statistics.median(c[0] for c in fellows) - r.colour[0]
+        less = statistics.median(c[2] for c in fellows) - r.colour[2]
+        if darker >= th.odd_red[0] and less >= th.odd_red[1]:
+            out[i] = Reading("?", f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red than this "
+                             "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
+                             seen=r.seen)
     return out
 
 

@@ -96,6 +96,15 @@ class Thresholds:
     #: side (0.12-0.16 redder, 0.81-1.26 darker), and 1 stained ball through a webcam
     odd_light: tuple[float, float] = (0.1, 0.8)
     odd_dark: tuple[float, float] = (0.5, 0.0)
+    #: a ball read red showing less than ``odd_red_seen`` of itself, darker (log level) by
+    #: ``odd_red[0]`` and less red (log red/green) by ``odd_red[1]`` than the median of this
+    #: frame's other balls read red, is unknown (:func:`odd_red`): a black base ball 31 % in
+    #: view beside red ones, 10 px across at 640x480, was read red, 1.87 darker and 0.46 less
+    #: red than the frame's red balls (fresh 4400193; under a soft light 2.06 and 0.26). On
+    #: the benchmark's 6,000 frames it doubts 4 red balls read right, and 3 readings resting
+    #: on or seen through them; at 0.3 less red, 3 and 2
+    odd_red_seen: float = 0.5
+    odd_red: tuple[float, float] = (1.5, 0.2)
     #: a light ball above the base showing less of itself than this, in line with a lower
     #: ball behind it that may be of its colour, may be that ball seen through an empty place
     #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
