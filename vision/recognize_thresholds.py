@@ -42,7 +42,7 @@ class Thresholds:
     deep_plate: float = 0.65
     #: in any game, an empty base hollow in shadow (median level under ``under_level``) with
     #: the plate's colour (a share of ``under_plate``) is unknown where a place resting on
-    #: it, read from enough of its samples, leans to a ball at P(ball) ``under_ball`` or more
+    #: it, seen enough to be read (not glimpsed), leans to a ball at P(ball) ``under_ball`` or more
     #: (:func:`under_a_ball`): under a soft, bouncing light a white base ball (fresh 4300509,
     #: level -1.78, the plate's colour 0.71) and a light wooden one (5000075, -1.17, 0.62),
     #: each under balls at P(ball) 0.97-0.99, were read empty at P(empty) 1.00, and the
