@@ -303,17 +303,16 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     little, which costs a reading now and then). So a "light wooden" ball both darker and
     redder than its fellows is a stained ball lit from the side (its lit half the plate's
     tint), and a "stained" one far less red than its fellows, and no darker, is light wood
-    that a webcam's colour processing reddened. (Plain medians: a few dozen balls at most.)"""
+    that a webcam's colour processing reddened (:func:`_against_fellows`)."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     for i, r in wooden.items():
-        fellows = [f.colour for j, f in wooden.items() if j != i and f.code == r.code]
-        if not fellows:
+        apart = _against_fellows(wooden, i)
+        if apart is None:
             continue
         # towards the other wood: light wood read redder and darker, dark wood less red and lighter
         sign = 1.0 if r.code == "L" else -1.0
-        redder = sign * (r.colour[2] - statistics.median(c[2] for c in fellows))
-        darker = sign * (statistics.median(c[0] for c in fellows) - r.colour[0])
+        redder, darker = sign * apart[0], sign * apart[1]
         need = th.odd_light if r.code == "L" else th.odd_dark
         if redder >= need[0] and darker >= need[1]:
             why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
@@ -332,16 +331,27 @@ def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
     reds = {i: r for i, r in readings.items() if r.code == RED and r.colour}
     out = dict(readings)
     for i, r in reds.items():
-        fellows = [f.colour for j, f in reds.items() if j != i]
-        if not fellows or not r.seen < th.odd_red_seen:
+        apart = _against_fellows(reds, i) if r.seen < th.odd_red_seen else None
+        if apart is None:
             continue
-        darker = statistics.median(c[0] for c in fellows) - r.colour[0]
-        less = statistics.median(c[2] for c in fellows) - r.colour[2]
+        less, darker = -apart[0], apart[1]
         if darker >= th.odd_red[0] and less >= th.odd_red[1]:
             out[i] = Reading("?", f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red than this "
                              "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
                              seen=r.seen)
     return out
+
+
+def _against_fellows(balls: dict[int, Reading], i: int) -> tuple[float, float] | None:
+    """How much redder (log red/green) and darker (log level) ball ``i`` is than the median
+    of the other balls of ``balls`` read in its colour, or None when there are none. (Plain
+    medians: a few dozen balls at most.)"""
+    r = balls[i]
+    fellows = [f.colour for j, f in balls.items() if j != i and f.code == r.code]
+    if not fellows:
+        return None
+    return (r.colour[2] - statistics.median(c[2] for c in fellows),
+            statistics.median(c[0] for c in fellows) - r.colour[0])
 
 
 def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: np.ndarray,

@@ -139,8 +139,15 @@ def _itself_beside(geo: Geometry, j: int, places: list[int], r: Reading, th: Thr
     """Whether ball ``j`` looks as its reading ``r`` says on its ``samples`` in view that a
     ball at ``places`` would not hide (at least ``th.min_samples`` of them)."""
     view, col = samples
+    beside = _beside(geo, j, places, view, th)
+    return beside is not None and _looks_itself(r, col, beside, th)
+
+
+def _beside(geo: Geometry, j: int, places: list[int], view: np.ndarray, th: Thresholds) -> np.ndarray | None:
+    """Ball ``j``'s samples in ``view`` that a ball at ``places`` would not hide, or None
+    when fewer than ``th.min_samples``: too few to say how it looks beside them."""
     beside = view & ~geo.hidden[j][:, places].any(axis=1)
-    return int(beside.sum()) >= th.min_samples and _looks_itself(r, col, beside, th)
+    return beside if int(beside.sum()) >= th.min_samples else None
 
 
 def through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
@@ -175,25 +182,29 @@ def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, c
     out: list[int] = []
     for j in (int(j) for j in met):
         view, own = _own(geo, j, lin, inside, maybe, plate, cache)
-        beside = view & ~geo.hidden[j][:, i]
-        if int(beside.sum()) < th.min_samples:
+        beside = _beside(geo, j, [i], view, th)
+        if beside is None:
             continue
-        there = nearest[:, j]
-        a = quantile(np.stack([col.level[there], col.rg[there], col.bg[there]], axis=1), 50)
-        b = quantile(np.stack([own.level[beside], own.rg[beside], own.bg[beside]], axis=1), 50)
-        chroma = math.hypot(float(a[1] - b[1]), float(a[2] - b[2]))
-        if (abs(float(a[0] - b[0])) > th.unlike_level
-                or (min(float(a[0]), float(b[0])) > th.unlike_dark and chroma > th.unlike_chroma)):
+        a, b = _median_colour(col, nearest[:, j]), _median_colour(own, beside)
+        chroma = math.hypot(a[1] - b[1], a[2] - b[2])
+        if abs(a[0] - b[0]) > th.unlike_level or (min(a[0], b[0]) > th.unlike_dark and chroma > th.unlike_chroma):
             out.append(j)
             if len(out) >= th.unlike_balls:
                 break
     return out
 
 
+def _median_colour(col: Colours, where: np.ndarray) -> tuple[float, float, float]:
+    """The median brightness and chromaticity (log red/green, blue/green) of ``col`` at
+    the samples ``where``."""
+    level, rg, bg = (float(v) for v in quantile(np.stack([col.level[where], col.rg[where], col.bg[where]], axis=1), 50))
+    return level, rg, bg
+
+
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
     if not r.colour:
         return False
-    level, rg, bg = (float(v) for v in quantile(np.stack([col.level[where], col.rg[where], col.bg[where]], axis=1), 50))
+    level, rg, bg = _median_colour(col, where)
     return (abs(level - r.colour[0]) <= th.seen_through_level
             and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)
