@@ -38,7 +38,7 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import frame_in_look
+from vision.recognize_train import frame_in_look, seed_game
 from vision.score import score
 
 #: board -> (first seed, frames in a full run)
@@ -61,10 +61,10 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     cv2.setNumThreads(1)
     board = load_board(board_name)
     mid_move = kind == "mid-move"
+    if mid_move and seed_game(board, seed) != "sparks":
+        return Counter(), []  # not rendered: the row counts Sparks frames only
     sc, image = frame_in_look(board, seed, "plain" if kind in ("random", "mid-move") else kind, hands=HANDS,
                               mid_move=mid_move)
-    if mid_move and sc.game != "sparks":
-        return Counter(), []
     key = (board_name, sc.game)
     if key not in _recognizers:
         _recognizers[key] = Recognizer(board, sc.game)

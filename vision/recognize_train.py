@@ -122,6 +122,12 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
         yield Scene(frame, cells, game, shown)
 
 
+def seed_game(board: Board, seed: int) -> str:
+    """The game that frame ``seed`` of the random sets shows, without rendering it: the
+    first draw :func:`scenes` makes."""
+    return random.Random(seed).choice(board.games)
+
+
 def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float = 0.35,
                   mid_move: bool = False) -> tuple[Scene, np.ndarray]:
     """The random sets' frame ``seed`` in one of ``LOOKS``, exactly as the benchmark reads
