@@ -13,8 +13,8 @@ wooden base ball of the plate's colour, where the frame's other light wooden bal
 other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a red ball seen little that is darker and less red than the
-frame's other red balls (:func:`odd_red`), a light ball above the base seen little and in
-line with a lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
+frame's other red balls (:func:`odd_red`), a ball above the base seen little and in line
+with a lower ball that may be what is seen (:func:`lookalikes`), and a red one that is not red
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
 above the base must show something read under it, which must look so beside it too,
 and the balls it would show must not look there unlike themselves beside it
@@ -384,17 +384,17 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
 
 
 def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A light ball above the base showing less than ``th.upper_alone`` of itself is unknown
-    when a lower ball lies right behind it in the view (:attr:`Geometry.behind`) that is
-    unknown or read in the same colour: with the place empty, that ball and the plate
-    between the balls would fill much the same pixels, and a light ball is told from the
-    plate by shading alone. Seen from the side, a level-2 place lines up with the base ball
-    behind it. (Every such misreading on rendered frames was of a light ball; dark balls
-    are left alone, which keeps most upper balls of an oblique camera.) A ball read resting
+    """A ball above the base, red aside, showing less than ``th.upper_alone`` of itself is
+    unknown when a lower ball lies right behind it in the view (:attr:`Geometry.behind`)
+    that is unknown or read in the same colour: with the place empty, that ball and the
+    plate between the balls would fill much the same pixels. Seen from the side, a level-2
+    place lines up with the base ball behind it. A light ball is told from the plate by
+    shading alone; a dark one is not, but in a small image the dark ball behind fills the
+    place (fresh 4400152). Red has its own rule (:func:`red_through`). A ball read resting
     on it settles the doubt: then it is there."""
     out = dict(readings)
     for i, r in readings.items():
-        if layout.levels[i] == 1 or r.code not in LIGHT or not r.seen < th.upper_alone:
+        if layout.levels[i] == 1 or r.code in "?.#" + RED or not r.seen < th.upper_alone:
             continue
         if _rested_on(layout, readings, i):
             continue
