@@ -26,6 +26,7 @@ from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_sh
                                     under_a_ball)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_grid import _overshoot_error
+from vision.recognize_hands import HandSigns
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
 from vision.recognize_pyramid import Layout
 from vision.recognize_train import (LOOKS, far_colours, frame_in_look, mid_move_position, scenes, seed_game,
@@ -813,17 +814,20 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     assert read((0.3, 0.02, 0.02)) == "?"    # red: a red ball is there
 
 
-@pytest.mark.parametrize("seed, look, name, truth, why", [
-    (4300908, "plain", "2a2", "B", "1a3 and 1b3 would show through it, but look there unlike themselves"),
-    (4300908, "soft-light", "2a2", "B", "1a3 and 1b3 would show through it, but look there unlike themselves"),
-    (4300509, "soft-light", "1b3", "W", "with the plate's colour, under 2b2"),
-    (5000075, "soft-light", "1c2", "L", "with the plate's colour, under 2b1"),
-    (4400193, "plain", "1a3", "B", "less red than this frame's other red balls"),
-    (4400193, "soft-light", "1a3", "B", "less red than this frame's other red balls"),
-    (4400157, "webcam", "1a1", "B", "0.19 less red than this frame's other red balls"),
-    (4400152, "webcam", "2a2", ".", "in line with 1b3 behind it"),
+@pytest.mark.parametrize("board, seed, look, name, truth, why", [
+    (PYRAMID, 4300908, "plain", "2a2", "B", "1a3 and 1b3 would show through it, but look there unlike themselves"),
+    (PYRAMID, 4300908, "soft-light", "2a2", "B", "1a3 and 1b3 would show through it, but look there unlike themselves"),
+    (PYRAMID, 4300509, "soft-light", "1b3", "W", "with the plate's colour, under 2b2"),
+    (PYRAMID, 5000075, "soft-light", "1c2", "L", "with the plate's colour, under 2b1"),
+    (PYRAMID, 4400193, "plain", "1a3", "B", "less red than this frame's other red balls"),
+    (PYRAMID, 4400193, "soft-light", "1a3", "B", "less red than this frame's other red balls"),
+    (PYRAMID, 4400157, "webcam", "1a1", "B", "0.19 less red than this frame's other red balls"),
+    (PYRAMID, 4400152, "webcam", "2a2", ".", "in line with 1b3 behind it"),
+    (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
+    (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
+    (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
 ])
-def test_fresh_frames_once_misread_in_a_look(seed, look, name, truth, why):
+def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
     with, and now ``?`` there for ``why``, with no wrong reading in the frame:
     - 4300908 (Sparks, 800x600, a wide view from 48 cm): a black level-2 ball over a black
@@ -839,13 +843,35 @@ def test_fresh_frames_once_misread_in_a_look(seed, look, name, truth, why):
       webcam 4400157, one 37 % in view in a dark frame, 0.19 less red than the others;
     - 4400152 (Sparks, through a webcam at 640x480): an empty level-2 place 52 % in view
       read black at P(ball) 1.00, the black base ball behind it filling it
-      (``lookalikes``)."""
-    sc, image = frame_in_look(PYRAMID, seed, look)
-    result = Recognizer(PYRAMID, sc.game).read(image)
-    assert sc.cells.get(name, ".") == truth and result.observation.cells[name] == "?"
+      (``lookalikes``);
+    - grid frames through webcams, the wood overexposed and a hand over the board: its skin
+      read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one)."""
+    sc, image = frame_in_look(board, seed, look)
+    result = Recognizer(board, sc.game).read(image)
+    unknown = "?" if board is PYRAMID else "??"
+    assert sc.cells.get(name, ".") == truth and result.observation.cells[name] == unknown
     assert why in result.details[name]
     c = tally([(result, sc.cells)])
     assert c["frames"] == 1 and c["wrong"] == 0, c
+
+
+def test_skin_on_overexposed_wood_is_doubted_only_with_a_hand_in_view(monkeypatch):
+    """Skin passes for a red tile against overexposed wood (4400413 above): greener than
+    blue relative to that wood, and than the frame's red tiles. With the hand detector
+    blind, the skin is read red again; and red tiles leaning to orange with far colours
+    (1100434, a hand in view, the wood overexposed) lean together, so stay read."""
+    sc, image = frame_in_look(GRID, 4400413, "webcam")
+    seen = Recognizer(GRID, sc.game).read(image)
+    assert seen.hand and seen.observation.cells["d2"] == "??"
+    assert seen.observation.cells["a1"] == "R?" and sc.cells["a1"].startswith("R")
+    monkeypatch.setattr("vision.recognize.find_hands", lambda *a, **k: HandSigns(np.zeros((0, 2)), 0))
+    blind = Recognizer(GRID, sc.game).read(image)
+    assert not blind.hand and blind.observation.cells["d2"] == "R?" and sc.cells["d2"] == "B."
+    monkeypatch.undo()
+    sc, image = frame_in_look(GRID, 1100434, "far-colour")
+    orange = Recognizer(GRID, sc.game).read(image)
+    assert orange.hand and not any("skin" in why for why in orange.details.values())
+    assert sum(code == "R?" and sc.cells[n][0] == "R" for n, code in orange.observation.cells.items()) >= 5
 
 
 def test_what_an_empty_place_would_show_must_look_as_it_does_beside_it():

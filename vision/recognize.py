@@ -213,7 +213,8 @@ class Recognizer:
         else:
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
-            cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo)
+            cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
+                              hands.present)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
             probabilities = {}

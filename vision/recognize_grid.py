@@ -66,6 +66,17 @@ GLARE = 1.3
 #: (36 of 5,800 grid frames, docs/vision.md, Limits, where the other settings tried are)
 HALO = 2.5
 HALO_REACH = 0.8
+#: the wood round a cell is overexposed where a channel of it reaches this (linear): a
+#: white plate would look the same, and colours judged against it lean to red
+OVEREXPOSED = 0.9
+#: skin passes for a red tile where the wood is overexposed: relative to clipped wood its
+#: orange reads red. Relative to that wood (median chromaticity), skin is greener than blue
+#: and than the frame's other red tiles: both 0.06-0.19 on the hands read red (4200491 and
+#: 4400413 through webcams), where a red tile is seldom greener than blue by this, and where
+#: one is (far colours lean some reds to orange) the frame's other reds lean as far. So with
+#: a hand in view, a red tile on overexposed wood greener than both by more than this is
+#: unknown
+SKIN_GREEN = 0.04
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +270,25 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit
 
 
+def _greener_than_reds(tile: np.ndarray, ok: np.ndarray, ref: np.ndarray, red: np.ndarray,
+                       hand: bool) -> np.ndarray:
+    """Per cell, how much greener than blue its tile is relative to the wood round it (median
+    chromaticities), and than the median of the other cells read red (``red``): the less
+    of the two (a red tile is no greener than blue; a frame's reds may all lean one way).
+    Only where it could matter, a hand in view and the first more than :data:`SKIN_GREEN`
+    (0 elsewhere): one median each."""
+    out = np.zeros(len(ref))
+    if not hand:
+        return out
+    green, blue = percentiles(np.moveaxis(chromaticity(tile, ref[:, None, :])[..., 1:], -1, 0), ok, [50])[0]
+    lean = green - blue
+    for i in np.flatnonzero(lean > SKIN_GREEN):
+        others = red.copy()
+        others[i] = False
+        out[i] = min(lean[i], lean[i] - float(np.median(lean[others]))) if others.any() else lean[i]
+    return out
+
+
 def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
     """The tile colours' chromaticities relative to the plate (geometry file defaults)."""
     plate = linear_rgb(board.plate_colour)
@@ -280,8 +310,10 @@ class CellReading:
 
 
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
-              protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray]) -> dict[str, CellReading]:
-    """Every cell: tile colour then controller, ``?`` for what is not clear."""
+              protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray],
+              hand: bool = False) -> dict[str, CellReading]:
+    """Every cell: tile colour then controller, ``?`` for what is not clear; ``hand``: an
+    arm is in view (vision/recognize_hands.py)."""
     wood, ok_w = gather_cells(image, geo.wood)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
@@ -290,6 +322,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     colour, share = _tile_colours(tile, ok_t, ref, protos)
     tile_median = median_rgb(tile, ok_t)
     alike = np.hypot(*(log_chroma(tile_median, 1e-5) - log_chroma(median_rgb(wood, ok_w), 1e-5)).T)
+    overexposed = ref.max(axis=1) > OVEREXPOSED
+    red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
+    skin = _greener_than_reds(tile, ok_t, ref, red, hand)
     ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -303,11 +338,14 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
         elif alike[i] < SAME_AS_WOOD:
             out[name] = CellReading("??", f"the tile looks like the wood round it ({alike[i]:.2f}): a hand over both?")
+        elif hand and c == "R" and overexposed[i] and skin[i] > SKIN_GREEN:
+            out[name] = CellReading("??", f"red on overexposed wood, {skin[i]:.2f} greener than blue and than the "
+                                          "other reds, with a hand in view: skin would look so")
         elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
         elif geo.loose[i] > LOOSE:
             out[name] = CellReading(c + "?", f"the markers pin the border down to ±{geo.loose[i]:.0%} of its width only")
-        elif float(ref[i].max()) > 0.9:
+        elif overexposed[i]:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
         elif unlit[i]:
             out[name] = CellReading(c + "?", "controller unclear: the border looks bare but is not lit like the wood "
