@@ -71,11 +71,11 @@ HALO_REACH = 0.8
 OVEREXPOSED = 0.9
 #: skin passes for a red tile where the wood is overexposed: relative to clipped wood its
 #: orange reads red. Relative to that wood (median chromaticity), skin is greener than blue
-#: and than the frame's other red tiles: both 0.06-0.19 on the hands read red (4200491 and
-#: 4400413 through webcams), where a red tile is seldom greener than blue by this, and where
-#: one is (far colours lean some reds to orange) the frame's other reds lean as far. So with
-#: a hand in view, a red tile on overexposed wood greener than both by more than this is
-#: unknown
+#: (by 0.06-0.11) and than the frame's other red tiles (0.06-0.19) on the hands read red
+#: (4200491 and 4400413 through webcams). A red tile is seldom greener than blue by more
+#: than this, and where one is (far colours lean some reds to orange) the frame's other
+#: reds lean as far. So with a hand in view, a red tile on overexposed wood greener than
+#: both by more than this is unknown
 SKIN_GREEN = 0.04
 
 
@@ -275,8 +275,8 @@ def _greener_than_reds(tile: np.ndarray, ok: np.ndarray, ref: np.ndarray, red: n
     """Per cell, how much greener than blue its tile is relative to the wood round it (median
     chromaticities), and than the median of the other cells read red (``red``): the less
     of the two (a red tile is no greener than blue; a frame's reds may all lean one way).
-    Only where it could matter, a hand in view and the first more than :data:`SKIN_GREEN`
-    (0 elsewhere): one median each."""
+    Only where it could matter: with a hand in view, for cells greener than blue by more
+    than :data:`SKIN_GREEN` (0 elsewhere), one median each."""
     out = np.zeros(len(ref))
     if not hand:
         return out
