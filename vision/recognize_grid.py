@@ -187,11 +187,11 @@ def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
-def _tile_colours(rgb: np.ndarray, ok: np.ndarray, ref: np.ndarray,
+def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
                   protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per cell, the tile colour most samples are clearly nearest to (twice as near as to
-    the next) and that share of its samples."""
-    chroma = chromaticity(rgb, ref[:, None, :])
+    """Per cell, the tile colour most samples (their chromaticities relative to the wood
+    round the cell) are clearly nearest to (twice as near as to the next) and that share
+    of its samples."""
     dist = np.stack([np.linalg.norm(chroma - protos[k], axis=-1) for k in "RGB"], axis=-1)
     order = np.sort(dist, axis=-1)
     clear = ok & (order[..., 0] * 2.0 < order[..., 1]) & (order[..., 0] < TILE_TOLERANCE)
@@ -270,19 +270,18 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit
 
 
-def _greener_than_reds(tile: np.ndarray, ok: np.ndarray, ref: np.ndarray, red: np.ndarray,
-                       hand: bool) -> np.ndarray:
-    """Per cell, how much greener than blue its tile is relative to the wood round it (median
-    chromaticities), and than the median of the other cells read red (``red``): the less
-    of the two (a red tile is no greener than blue; a frame's reds may all lean one way).
-    Only where it could matter: with a hand in view, for cells greener than blue by more
-    than :data:`SKIN_GREEN` (0 elsewhere), one median each."""
-    out = np.zeros(len(ref))
-    if not hand:
+def _greener_than_reds(chroma: np.ndarray, ok: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
+    """Per cell ``asked``, how much greener than blue its tile is relative to the wood round
+    it (median chromaticities), and than the median of the other cells read red (``red``):
+    the less of the two (a red tile is no greener than blue; a frame's reds may all lean one
+    way). 0 elsewhere, and where the first is no more than :data:`SKIN_GREEN`: one median
+    each only where it could matter."""
+    out = np.zeros(len(red))
+    if not asked.any():
         return out
-    green, blue = percentiles(np.moveaxis(chromaticity(tile, ref[:, None, :])[..., 1:], -1, 0), ok, [50])[0]
+    green, blue = percentiles(np.moveaxis(chroma[..., 1:], -1, 0), ok, [50])[0]
     lean = green - blue
-    for i in np.flatnonzero(lean > SKIN_GREEN):
+    for i in np.flatnonzero(asked & (lean > SKIN_GREEN)):
         others = red.copy()
         others[i] = False
         out[i] = min(lean[i], lean[i] - float(np.median(lean[others]))) if others.any() else lean[i]
@@ -319,12 +318,14 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
     ref, _ = local_wood(wood, ok_w, plate)
-    colour, share = _tile_colours(tile, ok_t, ref, protos)
+    chroma = chromaticity(tile, ref[:, None, :])
+    colour, share = _tile_colours(chroma, ok_t, protos)
     tile_median = median_rgb(tile, ok_t)
     alike = np.hypot(*(log_chroma(tile_median, 1e-5) - log_chroma(median_rgb(wood, ok_w), 1e-5)).T)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
-    skin = _greener_than_reds(tile, ok_t, ref, red, hand)
+    # skin: asked only of cells read red on overexposed wood, with a hand in view
+    skin = _greener_than_reds(chroma, ok_t, red, (colour == 0) & overexposed & hand)
     ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -338,7 +339,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
         elif alike[i] < SAME_AS_WOOD:
             out[name] = CellReading("??", f"the tile looks like the wood round it ({alike[i]:.2f}): a hand over both?")
-        elif hand and c == "R" and overexposed[i] and skin[i] > SKIN_GREEN:
+        elif skin[i] > SKIN_GREEN:
             out[name] = CellReading("??", f"red on overexposed wood, {skin[i]:.2f} greener than blue and than the "
                                           "other reds, with a hand in view: skin would look so")
         elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
