@@ -487,6 +487,10 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     assert read(-1.0, 0.7).code == "."    # not the plate's colour all over
     assert read(-2.1, 0.7).code == "?"    # ... deeper in shadow, where the darkest samples have no colour
     assert read(-2.1, 0.5).code == "."
+    # between the two, the share asked falls in a straight line (fresh 4600987: 2c3 at -1.12
+    # with 78 % and 1d3 at -1.39 with 67 %, light wooden balls read empty)
+    assert read(-1.12, 0.78).code == "?" and read(-1.2, 0.75).code == "?"
+    assert read(-1.12, 0.72).code == "." and read(-1.5, 0.66).code == "."
     assert read(-1.0, 0.95, "WBR").code == "."  # no ball of the plate's wood in Sparks
 
 
@@ -696,8 +700,8 @@ def test_a_red_ball_seen_little_darker_and_less_red_than_the_others_is_unknown()
 
 def test_an_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():
     """From the side, the base ball behind an empty level-2 place fills much of where a ball
-    there would be seen (frame 1200042 in test_frames_once_misread shows it, and 4400152 in
-    test_fresh_frames_once_misread_in_a_look a black one). Red has its own rule."""
+    there would be seen (frame 1200042 in test_frames_once_misread shows it, and 4400152 and
+    4600420 in test_fresh_frames_once_misread_in_a_look a black one and a red one)."""
     layout = Layout.of(PYRAMID)
     index = {n: i for i, n in enumerate(layout.names)}
     behind = [()] * len(layout.names)
@@ -716,7 +720,7 @@ def test_an_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():
     assert read("W", 0.6, "?") == "W"       # seen enough of it
     assert read("B", 0.5, "B") == "?" and read("D", 0.5, "?") == "?"  # dark ones too
     assert read("B", 0.5, "W") == "B"
-    assert read("R", 0.5, "R") == "R"       # red: red_through's to judge
+    assert read("R", 0.5, "R") == "?" and read("R", 0.5, "B") == "R"  # red too (4600420)
     assert read("W", 0.5, "?", on_top="B") == "W"  # a ball rests on it: it is there
 
 
@@ -823,6 +827,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4400193, "soft-light", "1a3", "B", "less red than this frame's other red balls"),
     (PYRAMID, 4400157, "webcam", "1a1", "B", "0.19 less red than this frame's other red balls"),
     (PYRAMID, 4400152, "webcam", "2a2", ".", "in line with 1b3 behind it"),
+    (PYRAMID, 4600420, "far-colour", "2a3", ".", "in line with 1a4 behind it"),
+    (PYRAMID, 4600987, "soft-light", "2c3", "L", "in shadow (level -1.12) with the plate's colour"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -843,7 +849,11 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       webcam 4400157, one 37 % in view in a dark frame, 0.19 less red than the others;
     - 4400152 (Sparks, through a webcam at 640x480): an empty level-2 place 52 % in view
       read black at P(ball) 1.00, the black base ball behind it filling it
-      (``lookalikes``);
+      (``lookalikes``); and 4600420 (with far colours) one read red, the red ball behind it
+      filling 21 of its 28 samples;
+    - 4600987 (Pylos, under a soft, bouncing light): a light wooden level-2 ball read empty
+      at P(empty) 0.999 (level -1.12, 78 % the plate's colour, between the shadow rule's two
+      steps), and through it the base ball under it and the three balls it holds up;
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one)."""
     sc, image = frame_in_look(board, seed, look)

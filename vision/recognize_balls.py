@@ -134,12 +134,21 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
-        if WOODEN in letters and ((level_seen < th.shade_level and plate_share >= th.shade_plate)
-                                  or (level_seen < th.deep_level and plate_share >= th.deep_plate)):
+        if WOODEN in letters and level_seen < th.shade_level and plate_share >= _plate_needed(level_seen, th):
             return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour: a light "
                            "wooden ball there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
     return Reading("?", "unsure", probs, shares)
+
+
+def _plate_needed(level_seen: float, th: Thresholds) -> float:
+    """The share of the plate's colour that makes an empty reading in shadow doubtful: from
+    ``th.shade_plate`` at ``th.shade_level`` down to ``th.deep_plate`` at ``th.deep_level``
+    and deeper, in a straight line between. The deeper the shadow, the fewer samples keep a
+    colour that can be told; a step between the two left light wooden balls at -1.1 to -1.4
+    with 67-78 % of the plate's colour read empty (fresh 4600987 under soft light)."""
+    depth = min(max((th.shade_level - level_seen) / (th.shade_level - th.deep_level), 0.0), 1.0)
+    return th.shade_plate + (th.deep_plate - th.shade_plate) * depth
 
 
 def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[int, Reading]:
@@ -384,17 +393,18 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
 
 
 def lookalikes(layout: Layout, geo: Geometry, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A ball above the base, red aside, showing less than ``th.upper_alone`` of itself is
-    unknown when a lower ball lies right behind it in the view (:attr:`Geometry.behind`)
-    that is unknown or read in the same colour: with the place empty, that ball and the
-    plate between the balls would fill much the same pixels. Seen from the side, a level-2
-    place lines up with the base ball behind it. A light ball is told from the plate by
-    shading alone; a dark one is not, but in a small image the dark ball behind fills the
-    place (fresh 4400152). Red has its own rule (:func:`red_through`). A ball read resting
-    on it settles the doubt: then it is there."""
+    """A ball above the base showing less than ``th.upper_alone`` of itself is unknown when
+    a lower ball lies right behind it in the view (:attr:`Geometry.behind`) that is unknown
+    or read in the same colour: with the place empty, that ball and the plate between the
+    balls would fill much the same pixels. Seen from the side, a level-2 place lines up with
+    the base ball behind it. A light ball is told from the plate by shading alone; a dark
+    one is not, but in a small image the dark ball behind fills the place (fresh 4400152),
+    and so does a red one: :func:`red_through` needs some of the place to show another
+    colour, and in fresh 4600420 the red ball behind filled 21 of 28 samples. A ball read
+    resting on it settles the doubt: then it is there."""
     out = dict(readings)
     for i, r in readings.items():
-        if layout.levels[i] == 1 or r.code in "?.#" + RED or not r.seen < th.upper_alone:
+        if layout.levels[i] == 1 or r.code in "?.#" or not r.seen < th.upper_alone:
             continue
         if _rested_on(layout, readings, i):
             continue

@@ -37,7 +37,8 @@ class Thresholds:
     #: ... and deeper in shadow (under ``deep_level``), a share of ``deep_plate``: samples
     #: darker than chromaticity can be told at do not count as the plate's colour. Light
     #: wooden balls at -2.1 with the plate's colour 0.73-0.76 were read empty at P(empty)
-    #: 1.00 on fresh frames; 8 of 4,346 empty places read right on 1,200 frames fall in it
+    #: 1.00 on fresh frames; 8 of 4,346 empty places read right on 1,200 frames fall in it.
+    #: Between the two levels the share asked falls in a straight line (``_plate_needed``)
     deep_level: float = -1.8
     deep_plate: float = 0.65
     #: in any game, an empty base hollow in shadow (median level under ``under_level``) with
