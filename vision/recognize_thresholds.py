@@ -107,9 +107,9 @@ class Thresholds:
     #: 3 readings resting on or seen through them; at 0.2 less red 4 and 3, at 0.3 3 and 2
     odd_red_seen: float = 0.5
     odd_red: tuple[float, float] = (1.5, 0.15)
-    #: a ball above the base (red aside) showing less of itself than this, in line with a lower
-    #: ball behind it that may be of its colour, may be that ball seen through an empty place
-    #: (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
+    #: a ball above the base, of any colour, showing less of itself than this, in line with a
+    #: lower ball behind it that may be of its colour, may be that ball seen through an empty
+    #: place (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
     upper_alone: float = 0.55
     #: a red ball above the base with a group of samples less red than the rest by this
     #: (median log red/green) is unknown (:func:`red_through`; on 3,000 frames 2 of 3,426
