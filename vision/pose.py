@@ -158,6 +158,12 @@ def _jacobian(points: np.ndarray, pose: Pose, params: int) -> np.ndarray:
 def _detector(dictionary: str, contour: bool = True) -> cv2.aruco.ArucoDetector:
     """``contour``: refine corners by the marker's contour lines, the most accurate on
     rendered frames; else by sub-pixel corner search."""
+    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)),
+                                   detector_parameters(contour))
+
+
+def detector_parameters(contour: bool = True) -> cv2.aruco.DetectorParameters:
+    """The ArUco settings every marker search uses (a fresh object: callers may narrow it)."""
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_CONTOUR if contour else cv2.aruco.CORNER_REFINE_SUBPIX
     # small, blurred markers: read each cell's middle only, at a finer grid, and try more
@@ -168,7 +174,7 @@ def _detector(dictionary: str, contour: bool = True) -> cv2.aruco.ArucoDetector:
     params.adaptiveThreshWinSizeMin = 3
     params.adaptiveThreshWinSizeMax = 33
     params.adaptiveThreshWinSizeStep = 4
-    return cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary)), params)
+    return params
 
 
 def check_frame(image: np.ndarray) -> None:
@@ -561,9 +567,16 @@ def estimate_pose(image: np.ndarray, board: Board, *, intrinsics: Intrinsics | N
     they should are used too (:func:`complete`), at less weight; the final fit must still
     hold."""
     grey = as_grey(image)
+    found, quads = detect_with_quads(grey, board.dictionary, want={m.id for m in board.markers})
+    return pose_from(found, quads, board, grey, intrinsics=intrinsics)
+
+
+def pose_from(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board: Board, grey: np.ndarray, *,
+              intrinsics: Intrinsics | None = None) -> Pose:
+    """:func:`estimate_pose` from markers already detected in ``grey`` (id -> corners) and
+    the quadrilaterals left undecoded."""
     size = (grey.shape[1], grey.shape[0])
     ids = {m.id for m in board.markers}
-    found, quads = detect_with_quads(grey, board.dictionary, want=ids)
     decoded = {i: c for i, c in found.items() if i in ids}
     found = complete(decoded, quads, board, grey) if len(decoded) < len(ids) else decoded
     return estimate(found, board, size, intrinsics=intrinsics, rough=set(found) - set(decoded))

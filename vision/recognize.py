@@ -27,7 +27,8 @@ from host.observation import Observation
 
 from .calibration_colours import BallPalette, TilePalette, tile_chroma
 from .geometry import Board
-from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, estimate_pose
+from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, pose_from
+from .pose_track import MarkerTracker
 from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
@@ -92,8 +93,9 @@ class Recognizer:
     measured; the pose is still found in every frame. With ``adapt`` the prototypes follow
     the light slowly: after each frame without a hand in view, the letters read with
     confidence pull their prototype a little towards what they measured, within a bound
-    of the calibrated (or default) value (vision/calibration_colours.py). That state lives
-    in this instance."""
+    of the calibrated (or default) value (vision/calibration_colours.py). The markers are
+    looked for first where the last frame had them (:class:`MarkerTracker`). That state
+    lives in this instance."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
@@ -122,6 +124,7 @@ class Recognizer:
         self._geometry: tuple[Pose, Geometry] | None = None
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
+        self.markers = MarkerTracker(board)
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
             self.model = model or load()
@@ -173,8 +176,11 @@ class Recognizer:
         return old if pose_shift(self.board, old, pose) < STEADY_PX else pose
 
     def pose(self, image: np.ndarray) -> Pose:
-        """The frame's pose from the markers (PoseError if none)."""
-        return estimate_pose(image, self.board, intrinsics=self.intrinsics)
+        """The frame's pose from the markers (PoseError if none), looked for first where
+        the last frame had them (vision/pose_track.py)."""
+        grey = as_grey(image)
+        found, quads = self.markers.find(grey)
+        return pose_from(found, quads, self.board, grey, intrinsics=self.intrinsics)
 
     def read(self, image: Any, t: float = 0.0, pose: Pose | None = None) -> Recognition:
         """The observation of one frame (BGR uint8, H x W x 3); never raises for a bad
