@@ -8,10 +8,11 @@ squares of about that marker's size, costs some 0.35 ms a marker and gives the s
 (to 0.03 px on rendered frames: the search is ArUco's own, with the same settings).
 
 The windows are trusted only when they find every marker of the board again, each decoded
-as its own id. Otherwise (a hand over a marker, the camera nudged, another scene) the whole
-frame is searched as :func:`vision.pose.detect_with_quads` does, and so it is at least
-every :data:`FULL_EVERY` frames: a marker uncovered again, a second sheet with the same id
-(which the whole-frame search refuses) or a moved camera is seen within a second at 30 fps.
+as its own id. Otherwise (a hand over a marker, the camera moved, another scene) the whole
+frame is searched as :func:`vision.pose.detect_with_quads` does, until a frame shows every
+marker again. A camera nudged a little is followed: its markers are found inside their
+windows. The whole frame is searched at least every :data:`FULL_EVERY` frames as well, so a
+second sheet with a marker's id, which the whole frame's search refuses, is not missed long.
 """
 
 from __future__ import annotations
