@@ -7,12 +7,16 @@ frame and 24-30 ms for a grid, whose tiles are all candidate squares
 squares of about that marker's size, costs some 0.35 ms a marker and gives the same corners
 (to 0.03 px on rendered frames: the search is ArUco's own, with the same settings).
 
-The windows are trusted only when they find every marker of the board again, each decoded
-as its own id. Otherwise (a hand over a marker, the camera moved, another scene) the whole
-frame is searched as :func:`vision.pose.detect_with_quads` does, until a frame shows every
-marker again. A camera nudged a little is followed: its markers are found inside their
-windows. The whole frame is searched at least every :data:`FULL_EVERY` frames as well, so a
-second sheet with a marker's id, which the whole frame's search refuses, is not missed long.
+Every marker of the board has a window once a search of the whole frame has found them
+all. The windows are trusted when they find at least the three markers a pose needs, each
+decoded as its own id. A marker not decoded in its window (a hand over it) gives the
+quadrilaterals seen there instead, from which :func:`vision.pose.complete` may take it as
+the whole frame's search would, and its window stays where it was until it is seen again.
+Fewer than three (the camera moved, another scene): the whole frame is searched as
+:func:`vision.pose.detect_with_quads` does, until a search of it finds every marker again.
+A camera nudged a little is followed: its markers are found inside their windows. The whole
+frame is searched at least every :data:`FULL_EVERY` frames as well, so a second sheet with
+a marker's id, which the whole frame's search refuses, is not missed long.
 """
 
 from __future__ import annotations
@@ -21,7 +25,7 @@ import cv2
 import numpy as np
 
 from .geometry import Board
-from .pose import detect_with_quads, detector_parameters
+from .pose import MIN_MARKERS, detect_with_quads, detector_parameters
 
 #: the window round a marker's last corners: this share of its side on every side, and at
 #: least :data:`MARGIN_PX` (the adaptive threshold looks up to 16 px round a pixel)
@@ -53,12 +57,15 @@ class MarkerTracker:
 
     def find(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
         """The markers decoded in ``grey`` (id -> 4 x 2 corners, ArUco order) and the dark
-        quadrilaterals left undecoded (none when the windows found every marker)."""
+        quadrilaterals left undecoded (from the windows of the markers not decoded, when
+        the windows were enough)."""
         if self._last is not None and grey.shape == self._shape and self._windowed < self.full_every - 1:
-            found = self._in_windows(grey, self._last)
-            if found is not None:
-                self._last, self._windowed, self.searched_whole = found, self._windowed + 1, False
-                return dict(found), []
+            seen = self._in_windows(grey, self._last)
+            if seen is not None:
+                found, quads = seen
+                self._last = {**self._last, **found}
+                self._windowed, self.searched_whole = self._windowed + 1, False
+                return found, quads
         found, quads = detect_with_quads(grey, self.board.dictionary, want=self.ids)
         mine = {i: c for i, c in found.items() if i in self.ids}
         self._last = mine if set(mine) == self.ids else None
@@ -69,31 +76,39 @@ class MarkerTracker:
         """Search the whole of the next frame."""
         self._last = None
 
-    def _in_windows(self, grey: np.ndarray, last: dict[int, np.ndarray]) -> dict[int, np.ndarray] | None:
-        """Every marker found again in a window round its last corners, or None as soon as
-        one is not."""
+    def _in_windows(self, grey: np.ndarray,
+                    last: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], list[np.ndarray]] | None:
+        """The markers decoded again in windows round their last corners, and the
+        quadrilaterals left undecoded in the windows of the others; None (as soon as it is
+        sure) when fewer than :data:`vision.pose.MIN_MARKERS` are decoded."""
         h, w = grey.shape[:2]
-        out: dict[int, np.ndarray] = {}
+        found: dict[int, np.ndarray] = {}
+        quads: list[np.ndarray] = []
+        missed = 0
         for i, corners in last.items():
             side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
             margin = max(MARGIN_SHARE * side, MARGIN_PX)
             x0, y0 = np.maximum(np.floor(corners.min(axis=0) - margin).astype(int), 0)
             x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + margin).astype(int) + 1, (w, h))
-            if x1 - x0 < 8 or y1 - y0 < 8:
-                return None
             window = np.ascontiguousarray(grey[y0:y1, x0:x1])
-            found = self._search(window, i, 4 * side)
-            if found is None and max(h, w) <= UPSCALE_UP_TO:
+            hit, rejected = self._search(window, i, 4 * side) if min(window.shape) >= 8 else (None, [])
+            if hit is None and max(h, w) <= UPSCALE_UP_TO and min(window.shape) >= 8:
                 big = cv2.resize(window, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
-                found = self._search(big, i, 8 * side)
-                found = None if found is None else (found + 0.5) / 2 - 0.5
-            if found is None:
-                return None
-            out[i] = found + (x0, y0)
-        return out
+                hit, more = self._search(big, i, 8 * side)
+                hit = None if hit is None else (hit + 0.5) / 2 - 0.5
+                rejected += [(q + 0.5) / 2 - 0.5 for q in more]
+            if hit is None:
+                missed += 1
+                if len(last) - missed < MIN_MARKERS:
+                    return None
+                quads += [q + (x0, y0) for q in rejected]
+            else:
+                found[i] = hit + (x0, y0)
+        return found, quads
 
-    def _search(self, window: np.ndarray, marker_id: int, perimeter: float) -> np.ndarray | None:
-        """Marker ``marker_id``'s corners in ``window`` if it is decoded there once."""
+    def _search(self, window: np.ndarray, marker_id: int, perimeter: float) -> tuple[np.ndarray | None, list[np.ndarray]]:
+        """Marker ``marker_id``'s corners in ``window`` if it is decoded there once, and the
+        quadrilaterals of about its size left undecoded."""
         params = detector_parameters()
         longest = max(window.shape[:2])
         params.minMarkerPerimeterRate = PERIMETER[0] * perimeter / longest
@@ -101,10 +116,9 @@ class MarkerTracker:
         detector = cv2.aruco.ArucoDetector(
             cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.board.dictionary)), params)
         try:
-            corners, ids, _ = detector.detectMarkers(window)
-        except cv2.error:  # the contour refinement's assertion (vision/pose.py): search the frame
-            return None
-        if ids is None:
-            return None
-        hits = [c for c, k in zip(corners, ids.reshape(-1)) if int(k) == marker_id]
-        return hits[0].reshape(4, 2).astype(np.float64) if len(hits) == 1 else None
+            corners, ids, rejected = detector.detectMarkers(window)
+        except cv2.error:  # the contour refinement's assertion (vision/pose.py): not found here
+            return None, []
+        quads = [r.reshape(4, 2).astype(np.float64) for r in rejected]
+        hits = [c for c, k in zip(corners, ids.reshape(-1) if ids is not None else ()) if int(k) == marker_id]
+        return (hits[0].reshape(4, 2).astype(np.float64) if len(hits) == 1 else None), quads
