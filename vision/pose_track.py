@@ -106,7 +106,8 @@ class MarkerTracker:
                 found[i] = hit + (x0, y0)
         return found, quads
 
-    def _search(self, window: np.ndarray, marker_id: int, perimeter: float) -> tuple[np.ndarray | None, list[np.ndarray]]:
+    def _search(self, window: np.ndarray, marker_id: int,
+                perimeter: float) -> tuple[np.ndarray | None, list[np.ndarray]]:
         """Marker ``marker_id``'s corners in ``window`` if it is decoded there once, and the
         quadrilaterals of about its size left undecoded."""
         params = detector_parameters()
