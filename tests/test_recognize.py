@@ -22,8 +22,8 @@ from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
-                                    odd_red, odd_wood, plate_coloured, red_through, settle, unconfirmed,
-                                    under_a_ball)
+                                    odd_black, odd_red, odd_wood, plate_coloured, red_through, settle,
+                                    unconfirmed, under_a_ball)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_grid import _overshoot_error
 from vision.recognize_hands import HandSigns
@@ -676,6 +676,26 @@ def test_plate_shade_is_the_darkest_of_the_plate_coloured_ring():
     assert plate_shade(few, lin[:40], inside[:40], np.array([True, True]), plate) == -math.inf
 
 
+def test_a_black_ball_far_lighter_than_the_others_is_unknown():
+    """A white ball deep in its neighbours' shadow falls into black's band of brightness
+    but stays far above the black balls themselves; shade dims every black ball alike.
+    Levels as ``Batch.colour`` gives them (level, q90, rg, bg, red, outside)."""
+    def black(level: float) -> Reading:
+        return Reading("B", "seen", colour=(level, level + 0.5, 0.1, 0.1, 0.3, 0.0), seen=1.0)
+
+    fellows = {1: black(-5.5), 2: black(-5.9), 3: black(-5.3), 4: black(-4.6)}
+
+    def read(level: float) -> str:
+        return odd_black(fellows | {0: black(level)}, Thresholds())[0].code
+
+    assert read(-3.23) == "?"                # 4700565: a white ball in shadow, 2.23 lighter
+    assert read(-3.6) == "B"                 # 1.9 lighter: a black ball in the light
+    assert read(-6.5) == "B"                 # darker than the others: in shade
+    assert odd_black({0: black(-3.23)}, Thresholds())[0].code == "B"  # no other black to go by
+    assert {i: r.code for i, r in odd_black(fellows | {0: black(-3.23)}, Thresholds()).items()
+            if i} == {1: "B", 2: "B", 3: "B", 4: "B"}  # the others stay read
+
+
 def test_a_red_ball_seen_little_darker_and_less_red_than_the_others_is_unknown():
     """A black ball partly hidden among red ones takes on their red in the blur and JPEG but
     stays darker than they are; shade makes a red ball darker, but as red. Levels and
@@ -829,6 +849,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4400152, "webcam", "2a2", ".", "in line with 1b3 behind it"),
     (PYRAMID, 4600420, "far-colour", "2a3", ".", "in line with 1a4 behind it"),
     (PYRAMID, 4600987, "soft-light", "2c3", "L", "in shadow (level -1.12) with the plate's colour"),
+    (PYRAMID, 4700565, "webcam", "1b3", "W", "2.23 lighter than this frame's other black balls"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -854,6 +875,9 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 4600987 (Pylos, under a soft, bouncing light): a light wooden level-2 ball read empty
       at P(empty) 0.999 (level -1.12, 78 % the plate's colour, between the shadow rule's two
       steps), and through it the base ball under it and the three balls it holds up;
+    - 4700565 (Sparks, through a webcam at 640x480): a white base ball in the shadow of the
+      balls round it read black at level -3.23, where the frame's five black balls are at
+      -5.5 (``odd_black``);
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one)."""
     sc, image = frame_in_look(board, seed, look)

@@ -7,7 +7,8 @@ present hides it. A position is reported only when the model is sure (thresholds
 rendered frames so that none was confidently wrong; vision/recognize_thresholds.py) and the pose pins its image down
 (an empty base hollow, which empties the places above it, twice as tightly); otherwise
 it is ``?``. A ball read black must be darker than a white ball could look in the plate's
-shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade. A light
+shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade; nor may a
+ball read black be far lighter than the frame's other black balls (:func:`odd_black`). A light
 wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
 ``?`` (:func:`plate_coloured`), and so is a wooden ball that looks, beside the frame's
 other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
@@ -220,6 +221,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             maybe[i] = readings[int(i)].code != "."
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
+    if "B" in letters:
+        readings = odd_black(readings, th)
     if WOODEN in letters:
         readings = odd_wood(plate_coloured(layout, readings, th), th)
     readings = slivers(layout, geo, readings, maybe, th)
@@ -275,6 +278,21 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
         elif r.code == "D" and r.colour[0] > shade - th.wood_shade:
             out[i] = replace(r, code="?", why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a light wooden ball in shade could look so")
+    return out
+
+
+def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A ball read black far lighter than this frame's other balls read black is unknown: a
+    black ball's colour is nearly all the light it mirrors, which shade dims as it dims the
+    others', but a white ball deep in the shadow of its neighbours falls into black's band
+    of brightness while staying well above the black balls themselves."""
+    blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
+    out = dict(readings)
+    for i, r in blacks.items():
+        apart = _against_fellows(blacks, i)
+        if apart is not None and -apart[1] >= th.odd_black:
+            out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
+                             "a white ball in shadow", r.p, r.shares, seen=r.seen)
     return out
 
 
