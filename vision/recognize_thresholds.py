@@ -110,9 +110,9 @@ class Thresholds:
     #: a ball read black lighter (log level) than the median of this frame's other balls
     #: read black by this is unknown (:func:`odd_black`): a white base ball in the shadow of
     #: the balls round it, through a webcam, was read black 2.23 lighter than the frame's five
-    #: black balls (fresh 4700565). Of the 5,300 black balls read on 4,000 of the benchmark's
-    #: frames (its four looks), the lightest was 2.05 above its fellows (2600368, left ``?``
-    #: by other rules), and 99 % were under 1.25
+    #: black balls (fresh 4700565). Of the 5,225 black balls read right with a fellow on the
+    #: benchmark's first 1,000 seeds in each of its four looks, the lightest was 2.05 above
+    #: its fellows (2600368, left ``?`` by later rules), and 99 % were under 1.2
     odd_black: float = 2.0
     #: a ball above the base, of any colour, showing less of itself than this, in line with a
     #: lower ball behind it that may be of its colour, may be that ball seen through an empty
