@@ -236,9 +236,14 @@ def detect_with_quads(image: np.ndarray, dictionary: str, *,
         big = cv2.resize(grey, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
         more, more_quads = _detect(big, dictionary)
         for i, c in more.items():
-            found.setdefault(i, (c + 0.5) / 2 - 0.5)
-        quads += [(q + 0.5) / 2 - 0.5 for q in more_quads]
+            found.setdefault(i, from_twice(c))
+        quads += [from_twice(q) for q in more_quads]
     return found, quads
+
+
+def from_twice(points: np.ndarray) -> np.ndarray:
+    """Pixel coordinates found in an image resized to twice its size, in the original."""
+    return (points + 0.5) / 2 - 0.5
 
 
 def identify(frame: np.ndarray, boards: Iterable[Board]) -> tuple[Board, dict[int, np.ndarray]] | None:
@@ -385,7 +390,7 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
     focal_free = source != "intrinsics"
     noise = _corner_noise(pose, obj, focal_free)
     rough = set(rough)
-    sigma = np.repeat([max(noise, ROUGH_CORNER_SHARE * _side(detections[i])) if i in rough else noise
+    sigma = np.repeat([max(noise, ROUGH_CORNER_SHARE * mean_side(detections[i])) if i in rough else noise
                        for i in used], 8)
     if (sigma > noise).any():
         pose = _weighted_fit(pose, obj, img, sigma, focal_free)
@@ -398,7 +403,7 @@ def _rms(pose: Pose, obj: np.ndarray, img: np.ndarray) -> float:
     return float(np.sqrt(np.mean(np.sum((pose.project(obj) - img) ** 2, axis=1))))
 
 
-def _side(corners: np.ndarray) -> float:
+def mean_side(corners: np.ndarray) -> float:
     """A quadrilateral's mean side length (pixels)."""
     c = np.asarray(corners, dtype=np.float64)
     return float(np.mean(np.linalg.norm(c - np.roll(c, 1, axis=0), axis=1)))
@@ -509,13 +514,13 @@ def complete(found: dict[int, np.ndarray], quads: list[np.ndarray], board: Board
             corners = np.array(board.marker_corners(by_id[i]), dtype=np.float64)
             pred, _ = cv2.projectPoints(corners, rvec, tvec, K, None)
             pred = pred.reshape(4, 2)
-            side = _side(pred)
+            side = mean_side(pred)
             d = np.linalg.norm(centres - pred.mean(axis=0), axis=1)
             k = int(d.argmin())
             if d[k] > max(side / 3, 3.0):
                 continue
             q = quads[k]
-            q_side = _side(q)
+            q_side = mean_side(q)
             if not 0.75 < q_side / side < 1.33:
                 continue
             turns = [np.roll(q, -r, axis=0) for r in range(4)] + [np.roll(q[::-1], -r, axis=0) for r in range(4)]

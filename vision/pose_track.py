@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 
 from .geometry import Board
-from .pose import MIN_MARKERS, detect_with_quads, detector_parameters
+from .pose import MIN_MARKERS, detect_with_quads, detector_parameters, from_twice, mean_side
 
 #: the window round a marker's last corners: this share of its side on every side, and at
 #: least :data:`MARGIN_PX` (the adaptive threshold looks up to 16 px round a pixel)
@@ -86,7 +86,7 @@ class MarkerTracker:
         quads: list[np.ndarray] = []
         missed = 0
         for i, corners in last.items():
-            side = float(np.mean(np.linalg.norm(corners - np.roll(corners, 1, axis=0), axis=1)))
+            side = mean_side(corners)
             margin = max(MARGIN_SHARE * side, MARGIN_PX)
             x0, y0 = np.maximum(np.floor(corners.min(axis=0) - margin).astype(int), 0)
             x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + margin).astype(int) + 1, (w, h))
@@ -95,8 +95,8 @@ class MarkerTracker:
             if hit is None and max(h, w) <= UPSCALE_UP_TO and min(window.shape) >= 8:
                 big = cv2.resize(window, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
                 hit, more = self._search(big, i, 8 * side)
-                hit = None if hit is None else (hit + 0.5) / 2 - 0.5
-                rejected += [(q + 0.5) / 2 - 0.5 for q in more]
+                hit = None if hit is None else from_twice(hit)
+                rejected += [from_twice(q) for q in more]
             if hit is None:
                 missed += 1
                 if len(last) - missed < MIN_MARKERS:
