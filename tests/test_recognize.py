@@ -688,8 +688,8 @@ def test_a_black_ball_far_lighter_than_the_others_is_unknown():
     def read(level: float) -> str:
         return odd_black(fellows | {0: black(level)}, Thresholds())[0].code
 
-    assert read(-3.23) == "?"                # 4700565: a white ball in shadow, 2.23 lighter
-    assert read(-3.6) == "B"                 # 1.9 lighter: a black ball in the light
+    assert read(-3.23) == "?"                # as 4700565: a white ball in shadow, 2.17 lighter
+    assert read(-3.6) == "B"                 # 1.8 lighter: a black ball in the light
     assert read(-6.5) == "B"                 # darker than the others: in shade
     assert odd_black({0: black(-3.23)}, Thresholds())[0].code == "B"  # no other black to go by
     assert {i: r.code for i, r in odd_black(fellows | {0: black(-3.23)}, Thresholds()).items()
