@@ -112,7 +112,9 @@ class Thresholds:
     #: the balls round it, through a webcam, was read black 2.23 lighter than the frame's five
     #: black balls (fresh 4700565). Of the 5,225 black balls read right with a fellow on the
     #: benchmark's first 1,000 seeds in each of its four looks, the lightest was 2.05 above
-    #: its fellows (2600368, left ``?`` by later rules), and 99 % were under 1.2
+    #: its fellows (2600368, left ``?`` by later rules), and 99 % were under 1.2; on the
+    #: plain row's other 2,000 frames it doubts one, a lit black ball 2.15 above fellows two of
+    #: which stand in the pyramid's shadow (2601526)
     odd_black: float = 2.0
     #: a ball above the base, of any colour, showing less of itself than this, in line with a
     #: lower ball behind it that may be of its colour, may be that ball seen through an empty
