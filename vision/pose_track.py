@@ -49,6 +49,7 @@ class MarkerTracker:
         self.board = board
         self.ids = frozenset(m.id for m in board.markers)
         self.full_every = full_every
+        self._dictionary = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, board.dictionary))
         self._last: dict[int, np.ndarray] | None = None
         self._shape: tuple[int, ...] = ()
         self._windowed = 0
@@ -91,8 +92,9 @@ class MarkerTracker:
             x0, y0 = np.maximum(np.floor(corners.min(axis=0) - margin).astype(int), 0)
             x1, y1 = np.minimum(np.ceil(corners.max(axis=0) + margin).astype(int) + 1, (w, h))
             window = np.ascontiguousarray(grey[y0:y1, x0:x1])
-            hit, rejected = self._search(window, i, 4 * side) if min(window.shape) >= 8 else (None, [])
-            if hit is None and max(h, w) <= UPSCALE_UP_TO and min(window.shape) >= 8:
+            usable = min(window.shape) >= 8
+            hit, rejected = self._search(window, i, 4 * side) if usable else (None, [])
+            if hit is None and usable and max(h, w) <= UPSCALE_UP_TO:
                 big = cv2.resize(window, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
                 hit, more = self._search(big, i, 8 * side)
                 hit = None if hit is None else from_twice(hit)
@@ -114,8 +116,7 @@ class MarkerTracker:
         longest = max(window.shape[:2])
         params.minMarkerPerimeterRate = PERIMETER[0] * perimeter / longest
         params.maxMarkerPerimeterRate = PERIMETER[1] * perimeter / longest
-        detector = cv2.aruco.ArucoDetector(
-            cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, self.board.dictionary)), params)
+        detector = cv2.aruco.ArucoDetector(self._dictionary, params)
         try:
             corners, ids, rejected = detector.detectMarkers(window)
         except cv2.error:  # the contour refinement's assertion (vision/pose.py): not found here
