@@ -145,9 +145,9 @@ def test_a_frame_without_the_board_after_a_windowed_one_is_an_error_not_the_last
 
 
 @pytest.mark.parametrize("game, seed", [("sparks", 3), ("sparklies", 2)])
-def test_a_recognizer_following_a_game_finds_the_poses_of_whole_frame_searches(game, seed):
+def test_markers_followed_through_a_game_give_the_poses_of_whole_frame_searches(game, seed):
     """A simulated game seen by a camera on a stand, hands over the board now and then: the
-    recognizer that finds the markers again in windows finds a pose in the frames, and
+    markers found again in windows give a pose in the frames, and
     the poses (to 0.05 px anywhere on the board), that searching every whole frame finds,
     and searches the whole frame in few of the frames. From those poses it reads the same
     but where a sample pixel rounds the other way: at most one character in 1,000, and
@@ -156,14 +156,16 @@ def test_a_recognizer_following_a_game_finds_the_poses_of_whole_frame_searches(g
     sim = simulate_game(rules, random.Random(seed), SimConfig(seed=seed, game=game, max_turns=4, hands=0.2))
     seen = Cameras(random.Random(seed), (800, 600)).for_game(game)
     tracked, whole = Recognizer(seen.board, game), Recognizer(seen.board, game)
+    tracker = MarkerTracker(seen.board)  # the windows alone: a Recognizer would hold poses too
     searched, cells, differ = [], 0, 0
     for truth in sim.frames:
         image = seen.image(truth.board, truth.hand)
         try:
-            a = tracked.pose(image)
+            found, quads = tracker.find(grey(image))
+            a = pose_from(found, quads, seen.board, grey(image))
         except PoseError:
             a = None
-        searched.append(tracked.markers.searched_whole)
+        searched.append(tracker.searched_whole)
         try:
             b = estimate_pose(image, seen.board)
         except PoseError:

@@ -17,6 +17,11 @@ Fewer than three (the camera moved, another scene): the whole frame is searched 
 A camera nudged a little is followed: its markers are found inside their windows. The whole
 frame is searched at least every :data:`FULL_EVERY` frames as well, so a second sheet with
 a marker's id, which the whole frame's search refuses, is not missed long.
+
+Before any search, :meth:`MarkerTracker.unmoved` tells whether the frame shows the markers
+exactly where the last frame searched decoded them (vision/pose_still.py): then that
+frame's pose holds and nothing is searched. A frame that decodes fewer than three sets
+nothing to hold.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import MIN_MARKERS, detect_with_quads, detector_parameters, from_twice, mean_side
+from .pose_still import StillMarkers
 
 #: the window round a marker's last corners: this share of its side on every side, and at
 #: least :data:`MARGIN_PX` (the adaptive threshold looks up to 16 px round a pixel)
@@ -53,29 +59,57 @@ class MarkerTracker:
         self._last: dict[int, np.ndarray] | None = None
         self._shape: tuple[int, ...] = ()
         self._windowed = 0
-        #: whether the last :meth:`find` searched the whole frame
+        self._still = StillMarkers()
+        #: whether the last frame searched the whole frame for the markers
         self.searched_whole = True
+        #: whether the last frame showed the markers unmoved (:meth:`unmoved`): no search
+        self.held = False
+
+    def unmoved(self, image: np.ndarray) -> bool:
+        """Whether ``image`` shows the markers exactly where the last frame :meth:`find`
+        searched decoded them (at least the three a pose needs; vision/pose_still.py), so
+        that frame's pose holds: nothing is searched. Such frames count towards
+        :data:`FULL_EVERY`."""
+        if self._windowed >= self.full_every - 1 or not self._still.unmoved(image):
+            return False
+        self._windowed, self.searched_whole, self.held = self._windowed + 1, False, True
+        return True
 
     def find(self, grey: np.ndarray) -> tuple[dict[int, np.ndarray], list[np.ndarray]]:
         """The markers decoded in ``grey`` (id -> 4 x 2 corners, ArUco order) and the dark
         quadrilaterals left undecoded (from the windows of the markers not decoded, when
         the windows were enough)."""
+        self.held = False
         if self._last is not None and grey.shape == self._shape and self._windowed < self.full_every - 1:
             seen = self._in_windows(grey, self._last)
             if seen is not None:
                 found, quads = seen
                 self._last = {**self._last, **found}
                 self._windowed, self.searched_whole = self._windowed + 1, False
+                self._hold(grey, found)
                 return found, quads
         found, quads = detect_with_quads(grey, self.board.dictionary, want=self.ids)
         mine = {i: c for i, c in found.items() if i in self.ids}
         self._last = mine if set(mine) == self.ids else None
         self._shape, self._windowed, self.searched_whole = grey.shape, 0, True
+        self._hold(grey, found)
         return found, quads
+
+    def _hold(self, grey: np.ndarray, found: dict[int, np.ndarray]) -> None:
+        """Keep this frame for :meth:`unmoved` when it decoded the markers a pose needs: the
+        windows of those, and of the markers followed but not decoded (a hand over one),
+        so that the hand's leaving is a change and the marker is looked for again. A marker
+        never seen (out of view) is not watched: on a stand it stays out of view."""
+        mine = {i: c for i, c in found.items() if i in self.ids}
+        if len(mine) >= MIN_MARKERS:
+            self._still.hold(grey, {**(self._last or {}), **mine})
+        else:
+            self._still.clear()
 
     def forget(self) -> None:
         """Search the whole of the next frame."""
         self._last = None
+        self._still.clear()
 
     def _in_windows(self, grey: np.ndarray,
                     last: dict[int, np.ndarray]) -> tuple[dict[int, np.ndarray], list[np.ndarray]] | None:

@@ -94,7 +94,8 @@ class Recognizer:
     the light slowly: after each frame without a hand in view, the letters read with
     confidence pull their prototype a little towards what they measured, within a bound
     of the calibrated (or default) value (vision/calibration_colours.py). The markers are
-    looked for first where the last frame had them (:class:`MarkerTracker`). That state
+    looked for first where the last frame had them (:class:`MarkerTracker`), and the last
+    pose is kept while the frames show the markers exactly where it was found. That state
     lives in this instance."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
@@ -125,6 +126,7 @@ class Recognizer:
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         self.markers = MarkerTracker(board)
+        self._held: Pose | None = None
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
             self.model = model or load()
@@ -177,10 +179,19 @@ class Recognizer:
 
     def pose(self, image: np.ndarray) -> Pose:
         """The frame's pose from the markers (PoseError if none), looked for first where
-        the last frame had them (vision/pose_track.py)."""
-        grey = as_grey(image)
+        the last frame had them (vision/pose_track.py); the last pose found, when the
+        frame shows every marker exactly where that frame did (vision/pose_still.py)."""
+        held = self._held_pose(image)
+        return held if held is not None else self._measure(as_grey(image))
+
+    def _held_pose(self, image: np.ndarray) -> Pose | None:
+        return self._held if self._held is not None and self.markers.unmoved(image) else None
+
+    def _measure(self, grey: np.ndarray) -> Pose:
+        self._held = None
         found, quads = self.markers.find(grey)
-        return pose_from(found, quads, self.board, grey, intrinsics=self.intrinsics)
+        self._held = pose_from(found, quads, self.board, grey, intrinsics=self.intrinsics)
+        return self._held
 
     def read(self, image: Any, t: float = 0.0, pose: Pose | None = None) -> Recognition:
         """The observation of one frame (BGR uint8, H x W x 3); never raises for a bad
@@ -196,13 +207,15 @@ class Recognizer:
             grey = as_grey(image)
             image = np.repeat(grey[..., None], 3, axis=2)
         if pose is None:
-            grey = as_grey(image) if grey is None else grey
-            if int(grey.max()) - int(grey.min()) < 16:
-                return self.unknown(t, "blank frame (no contrast): is the lens covered or the room dark?")
-            try:
-                pose = self.steady(self.pose(grey))
-            except PoseError as exc:
-                return self.unknown(t, str(exc))
+            pose = self._held_pose(image)
+            if pose is None:
+                grey = as_grey(image) if grey is None else grey
+                if int(grey.max()) - int(grey.min()) < 16:
+                    return self.unknown(t, "blank frame (no contrast): is the lens covered or the room dark?")
+                try:
+                    pose = self._held = self.steady(self._measure(grey))
+                except PoseError as exc:
+                    return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
         plate = measure_plate(image, self.board, pose, patches=margin).colour
         hands = find_hands(image, pose, self.rings, band)

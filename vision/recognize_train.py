@@ -98,6 +98,13 @@ class Scene:
     cells: dict[str, str]
     game: str
     seen_board: Board
+    #: how the frame was rendered, but for the sensor noise's generator (:meth:`retake`)
+    settings: dict = dataclasses.field(default_factory=dict, repr=False, compare=False)
+
+    def retake(self, seed: int) -> np.ndarray:
+        """The same scene from the same camera with other sensor noise (and its JPEG): the
+        next frame of a camera on a stand."""
+        return render(**self.settings, rng=np.random.default_rng(seed)).image
 
 
 def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
@@ -115,11 +122,11 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
         camera = random_camera(board, rng, resolutions=resolutions)
         hand = [random_hand(board, rng)] if rng.random() < hands else []
         light = random_lighting(rng) if lighting is None else lighting(camera, rng)
-        frame = render(shown, cells, camera, lighting=light, hands=hand, rng=rng,
-                       noise=rng.uniform(0.5, 3.0), blur=rng.uniform(0.3, 1.0),
-                       jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
-                       wood_seed=rng.randrange(1000))
-        yield Scene(frame, cells, game, shown)
+        settings = dict(board=shown, cells=cells, camera=camera, lighting=light, hands=hand,
+                        noise=rng.uniform(0.5, 3.0), blur=rng.uniform(0.3, 1.0),
+                        jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
+                        wood_seed=rng.randrange(1000))
+        yield Scene(render(**settings, rng=rng), cells, game, shown, settings)
 
 
 def seed_game(board: Board, seed: int) -> str:
