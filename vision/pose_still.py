@@ -14,8 +14,9 @@ is unmoved when the fit moves the marker less than :data:`SHIFT_PX` and leaves a
 pixel far from it (a hand, a shadow or anything else put over the marker is a change the
 fit cannot explain). A marker's sub-pixel move shows over the hundreds of pixels along
 its edges, so noise of a few levels moves the fit by a few thousandths of a pixel.
-Four unmoved markers fix the plane's image to a fraction of :data:`SHIFT_PX`, and
-with it the pose (a real camera's focal length does not change between frames).
+Markers unmoved to a fraction of :data:`SHIFT_PX` leave the corners the pose was fitted to
+where they were, and with them the pose (a real camera's focal length does not change
+between frames).
 """
 
 from __future__ import annotations
@@ -74,10 +75,11 @@ class MarkerWindow:
         """Whether ``grey_window`` (this window's pixels in a new frame) shows the marker
         where the reference did, under at most another exposure."""
         diff = grey_window.astype(np.float32).ravel() - self.level
-        dx, dy, gain, _ = self.solve @ diff
+        fit = self.solve @ diff  # the move (x, y), the gain less 1, the offset
+        dx, dy, gain = float(fit[0]), float(fit[1]), float(fit[2])
         if dx * dx + dy * dy >= SHIFT_PX * SHIFT_PX or abs(gain) > GAIN:
             return False
-        residual = diff - self.design @ np.array([dx, dy, gain, _], np.float32)
+        residual = diff - self.design @ fit
         return np.count_nonzero(np.abs(residual) > self.off) < OFF_SHARE * residual.size
 
 
