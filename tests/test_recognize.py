@@ -470,6 +470,26 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
     assert read(0.53, 0.990, colour=dark).code == "D"  # a stained ball is not the plate's wood
 
 
+def test_a_light_wooden_ball_with_no_outline_in_deep_shade_must_be_shaded_as_a_sphere():
+    """With no contrast across its outline, only the shading tells a light wooden ball from
+    the plate, and in a neighbour's deep shadow the edges of cast shadows shade a place too:
+    an empty hollow so crossed (fresh 4800114 through a webcam: outline 0.07, foot -1.36,
+    fit 0.72) is not shaded as a sphere is."""
+    wood = np.array([-0.4, -0.02, 0.02, 0.12, 0.33, -0.28])  # level, q90, rg, bg, red, outside
+
+    def read(outline: float, fit: float, foot: float = -1.36) -> Reading:
+        x = np.zeros(len(NAMES))
+        x[0], x[1], x[3], x[10], x[11], x[14] = 0.71, 1.53, fit, 0.82, outline, foot
+        return decide(np.array([0.0, 1.0, 0.0]), {}, wood, x, 40, 1, "LD", Thresholds())
+
+    doubted = read(0.07, 0.72)
+    assert doubted.code == "?" and "no outline against the plate" in doubted.why
+    assert read(0.07, 0.95).code == "L"   # shaded as a sphere: a ball of the plate's wood
+    assert read(0.3, 0.72).code == "L"    # an outline: the plate ends there
+    assert read(0.07, 0.72, foot=-0.7).code == "L"  # lit round its foot: no shadow edges to mimic shading
+    assert read(0.0, 0.72).code == "L"    # no outline measured (too few samples): not judged
+
+
 def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_wood_is_played():
     """Lit by the sky alone, a light wooden ball in a neighbour's shadow has the plate's
     colour and barely any shading (frames 2000163, 2001241, 2002896 and 2501160 in
@@ -850,9 +870,12 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4600420, "far-colour", "2a3", ".", "in line with 1a4 behind it"),
     (PYRAMID, 4600987, "soft-light", "2c3", "L", "in shadow (level -1.12) with the plate's colour"),
     (PYRAMID, 4700565, "webcam", "1b3", "W", "2.23 lighter than this frame's other black balls"),
+    (PYRAMID, 4800114, "webcam", "1d4", ".", "no outline against the plate (0.07), in deep shade (-1.36)"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
+    (GRID, 4600475, "webcam", "d6", "G.", "the tile looks like the wood round it (0.34)"),
+    (GRID, 4600475, "webcam", "e6", "G.", "the tile looks like the wood round it (0.28)"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -878,8 +901,14 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 4700565 (Sparks, through a webcam at 640x480): a white base ball in the shadow of the
       balls round it read black at level -3.23, where the frame's five black balls are at
       -5.5 (``odd_black``);
+    - 4800114 (Pylos, through a webcam at 640x480): an empty base hollow crossed by its
+      neighbours' shadows read light wood at P(ball) 1.00, with no outline against the
+      plate (0.07), its foot in deep shade (-1.36) and shaded unlike a sphere (fit 0.72);
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
-      read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one)."""
+      read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one);
+      and 4600475, an arm over two green tiles and the wood round them, read red: the
+      webcam's tone curve crushed the skin's blue to a few levels, whose log ratios made
+      the tile and the wood look 4.7 and 0.76 apart (``SAME_FLOOR``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

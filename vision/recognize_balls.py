@@ -109,13 +109,15 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
     """One position from the model's probabilities and its measures. A light ball (white,
     light wood) must also be brighter on top than at its sides (``up``) and not much darker
     in the middle than at the edge (``centre_edge``, log): only its shading tells it from
-    the plate, so the model alone is not trusted there. An empty place must not be shaded
-    like a ball, nor, where light wooden balls are played, be in shadow with the plate's
-    colour (lit by the sky alone, such a ball is the plate's colour and barely shaded); a
-    ball above the base must be seen over much of its surface (else it may be the balls
-    under it showing through)."""
-    up, fit, centre_edge, share = float(x[1]), float(x[3]), float(x[10]), float(x[0])
-    level_seen, plate_share = float(x[4]), float(x[7])
+    the plate, so the model alone is not trusted there; a light wooden one with no outline
+    against what lies round it (``edge_contrast``), its foot in deep shade (``ring_level``),
+    must be shaded as a sphere is (``fit``), for cast shadows' edges shade a place too.
+    An empty place must not be shaded like a ball, nor, where light wooden balls are
+    played, be in shadow with the plate's colour (lit by the sky alone, such a ball is the
+    plate's colour and barely shaded); a ball above the base must be seen over much of its
+    surface (else it may be the balls under it showing through)."""
+    up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
+    level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
         return Reading("?", HIDDEN, probs, glimpsed=True)
@@ -131,6 +133,11 @@ def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.nd
         if code in LIGHT and (up < th.light_up or centre_edge < th.light_centre):
             return Reading("?", f"light, but not shaded like a ball (up {up:.2f}, centre {centre_edge:.2f})",
                            probs, shares)
+        if (code == WOODEN and 0.0 < outline < th.wooden_outline and foot < th.wooden_shade
+                and fit < th.wooden_fit):
+            return Reading("?", f"light wood?, no outline against the plate ({outline:.2f}), in deep shade "
+                           f"({foot:.2f}) and shaded unlike a ball (fit {fit:.2f}): may be the plate crossed "
+                           "by shadows", probs, shares)
         return Reading(code, why, probs, shares, tuple(float(v) for v in colour))
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
@@ -245,7 +252,7 @@ def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Readin
     light ball under others is shaded on top by them, so not shaded like a ball, and lit by
     the light bounced off the plate it takes the plate's colour; and nothing rests on an
     empty hollow. (Either sign alone is common where the hollow is empty.)"""
-    level_seen, plate_share = float(x[4]), float(x[7])
+    level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     if level_seen >= th.under_level or plate_share < th.under_plate:
         return r
     for k in layout.resting[i]:

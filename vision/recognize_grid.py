@@ -42,6 +42,14 @@ BARE_LIGHT = 0.35
 #: tile's samples and of the wood round the cell are this close (log ratios), something
 #: lies over both (a hand; a webcam's saturation makes skin pass for a red tile)
 SAME_AS_WOOD = 0.5
+#: ... each channel taken as at least this (linear; about level 10 of 255 in sRGB) for that
+#: comparison: darker, a channel is the sensor's noise and the encoder's rounding, and its
+#: log ratio says nothing. A webcam's tone curve crushes skin's blue to a few levels: over a
+#: green tile and the wood round it, an arm read red, its tile and wood 0.34 and 0.28 apart
+#: with this floor and 4.7 and 0.76 without (fresh 4600475 d6 and e6). On 5,000 frames
+#: (the benchmark's grid rows, fresh 4,600,000 plain and through webcams) it makes 3 tiles
+#: read right unknown, each beside a hand; a floor of 0.005 would make 15
+SAME_FLOOR = 0.003
 #: nor may a bare border be lit more than this, as a median, relative to the wood next to it
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
 #: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
@@ -321,7 +329,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     chroma = chromaticity(tile, ref[:, None, :])
     colour, share = _tile_colours(chroma, ok_t, protos)
     tile_median = median_rgb(tile, ok_t)
-    alike = np.hypot(*(log_chroma(tile_median, 1e-5) - log_chroma(median_rgb(wood, ok_w), 1e-5)).T)
+    alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(median_rgb(wood, ok_w), SAME_FLOOR)).T)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red on overexposed wood, with a hand in view

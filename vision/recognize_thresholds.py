@@ -75,6 +75,19 @@ class Thresholds:
     #: base balls read right on three sets of 3,000 frames fall below these
     wooden_seen: float = 0.7
     wooden_ball: float = 0.998
+    #: a light wooden base ball whose outline shows almost no contrast against what lies
+    #: round it (median absolute log contrast across the silhouette under
+    #: ``wooden_outline``), standing in a neighbour's deep shadow (the plate round its foot
+    #: darker than ``wooden_shade``, log), must be shaded as a sphere is (``fit``, the
+    #: share of its shading the surface normals explain, at least ``wooden_fit``): there
+    #: the edges of cast shadows cross the place and shade it as a ball would be. An empty
+    #: hollow so crossed, through a webcam, was read light wood at P(ball) 1.00 (fresh
+    #: 4800114: outline 0.07, foot -1.36, fit 0.72). Of the 308 light wooden balls read right
+    #: with so faint an outline on 4,599 Pylos frames (the benchmark's four looks and fresh
+    #: 4,800,000), 10 fit under 0.9, none of them with its foot darker than -0.77
+    wooden_outline: float = 0.1
+    wooden_shade: float = -1.0
+    wooden_fit: float = 0.9
     #: a light wooden base ball within ``wood_plate`` (log red/green and blue/green) of the
     #: plate's chromaticity is unknown where this frame's other light wooden base balls, seen
     #: ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
