@@ -92,15 +92,15 @@ class MarkerTracker:
         mine = {i: c for i, c in found.items() if i in self.ids}
         self._last = mine if set(mine) == self.ids else None
         self._shape, self._windowed, self.searched_whole = grey.shape, 0, True
-        self._hold(grey, found)
+        self._hold(grey, mine)
         return found, quads
 
-    def _hold(self, grey: np.ndarray, found: dict[int, np.ndarray]) -> None:
-        """Keep this frame for :meth:`unmoved` when it decoded the markers a pose needs: the
-        windows of those, and of the markers followed but not decoded (a hand over one),
-        so that the hand's leaving is a change and the marker is looked for again. A marker
-        never seen (out of view) is not watched: on a stand it stays out of view."""
-        mine = {i: c for i, c in found.items() if i in self.ids}
+    def _hold(self, grey: np.ndarray, mine: dict[int, np.ndarray]) -> None:
+        """Keep this frame for :meth:`unmoved` when it decoded the markers a pose needs
+        (``mine``, the board's own): the windows of those, and of the markers followed but
+        not decoded (a hand over one), so that the hand's leaving is a change and the marker
+        is looked for again. A marker never seen (out of view) is not watched: on a stand it
+        stays out of view."""
         if len(mine) >= MIN_MARKERS:
             self._still.hold(grey, {**(self._last or {}), **mine})
         else:

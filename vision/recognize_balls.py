@@ -252,7 +252,7 @@ def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Readin
     light ball under others is shaded on top by them, so not shaded like a ball, and lit by
     the light bounced off the plate it takes the plate's colour; and nothing rests on an
     empty hollow. (Either sign alone is common where the hollow is empty.)"""
-    level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
+    level_seen, plate_share = float(x[4]), float(x[7])
     if level_seen >= th.under_level or plate_share < th.under_plate:
         return r
     for k in layout.resting[i]:
