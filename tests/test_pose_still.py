@@ -148,6 +148,11 @@ def test_a_camera_moved_a_little_or_a_hand_over_a_marker_is_measured_again():
     assert rec.read(brighter).ok and rec.markers.held
     assert rec.read(cv2.cvtColor(moved, cv2.COLOR_BGR2GRAY)).ok and rec.markers.held
     assert not rec.read(cv2.resize(moved, (640, 360))).ok or not rec.markers.held
+    rec.read(moved)
+    assert rec.read(moved).ok and rec.markers.held
+    for bad in (moved.astype(np.float32), np.concatenate([moved, moved[..., :1]], axis=2)):
+        with pytest.raises(PoseError):  # a bad frame is an error, not the pose held
+            rec.pose(bad)
 
 
 def test_the_whole_frame_is_still_searched_every_full_every_frames():

@@ -181,6 +181,7 @@ class Recognizer:
         """The frame's pose from the markers (PoseError if none), looked for first where
         the last frame had them (vision/pose_track.py); the last pose found, when the
         frame shows every marker exactly where that frame did (vision/pose_still.py)."""
+        check_frame(image)  # before the held check too: a bad frame is an error, never the last pose
         held = self._held_pose(image)
         return held if held is not None else self._measure(as_grey(image))
 
