@@ -31,6 +31,7 @@ from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, pose_from
 from .pose_track import MarkerTracker
 from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
+from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
 from .recognize_hands import band_patches, band_points, find_hands
 from .recognize_model import Ensemble, load
@@ -96,11 +97,13 @@ class Recognizer:
     of the calibrated (or default) value (vision/calibration_colours.py). The markers are
     looked for first where the last frame had them (:class:`MarkerTracker`), and the last
     pose is kept while the frames show the markers exactly where it was found. That state
-    lives in this instance."""
+    lives in this instance. On a grid, ``border_model`` (the shipped one by default) looks
+    again at borders read bare or white (vision/recognize_border.py)."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
-                 calibration: Calibration | None = None, adapt: bool = False):
+                 calibration: Calibration | None = None, adapt: bool = False,
+                 border_model: Ensemble | None = None):
         if calibration is not None:
             if calibration.board != board.name:
                 raise RecognitionError(f"the calibration is for board {calibration.board}, not {board.name}")
@@ -129,6 +132,7 @@ class Recognizer:
         self._held: Pose | None = None
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
+            self.border: Ensemble | None = None
             self.model = model or load()
             if self.model is None:
                 raise RecognitionError("no trained model: run python -m vision.recognize_train")
@@ -139,6 +143,7 @@ class Recognizer:
             self.grid = GridLayout.of(board)
             self.tiles = tile_prototypes(board)
             self.albedo = plate_albedos(board)
+            self.border = border_model if border_model is not None else load_border_model()
             if colours_follow:
                 self.tile_palette = TilePalette(calibration.tiles if calibration else {}, self.tiles)
 
@@ -234,7 +239,7 @@ class Recognizer:
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
-                              hands.present)
+                              hands.present, self.border)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
             probabilities = {}

@@ -7,7 +7,9 @@ and the plate's edge, and the bare wood just outside the plate, which is the loc
 reference: colours are judged relative to the wood right next to them, which takes the
 light's colour, strength and local shadows out. A character that is not clear is ``?``.
 All cells are read at once: the sample pixels for a pose are worked out once
-(:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic.
+(:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic. A
+border read bare or white gets a second look from a small model of the light across it
+(vision/recognize_border.py), which can only make it ``?``.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
+from .recognize_border import SURE, BorderProfile, profile_features
 from .recognize_colour import LINEAR, linear_rgb, log_chroma
 from .recognize_features import Colours, percentiles
+from .recognize_model import Ensemble
 
 #: a tile colour or controller needs this share of its samples
 SHARE = 0.75
@@ -101,6 +105,7 @@ class GridLayout:
     border_z: float
     half_tile: float
     border_width: float
+    profile: BorderProfile
 
     @classmethod
     def of(cls, board: Board) -> GridLayout:
@@ -120,7 +125,7 @@ class GridLayout:
         centres = np.array([p.centre[:2] for p in board.positions])
         return cls(tuple(p.name for p in board.positions), centres, tile, border, wood,
                    board.tile_thickness + board.control_thickness / 2, board.control_thickness, half,
-                   plate_half - half)
+                   plate_half - half, BorderProfile.of(half, plate_half - half, board.control_thickness))
 
 
 LUMA = np.array([0.2126, 0.7152, 0.0722])
@@ -140,6 +145,8 @@ class GridGeometry:
     #: per cell: how loosely the markers pin its image down (:meth:`Pose.spread` at the
     #: tile's top, one standard deviation) over the border's width in pixels
     loose: np.ndarray
+    #: per cell, the image points (x, y) of its profile across the border (vision/recognize_border.py)
+    profile: np.ndarray
 
     @classmethod
     def of(cls, layout: GridLayout, pose: Pose) -> GridGeometry:
@@ -160,7 +167,8 @@ class GridGeometry:
         scale = pose.focal / max(float(np.linalg.norm(eye)), 1.0)
         spread = pose.spread(np.concatenate([layout.centres, np.full((len(layout.centres), 1), layout.tile_z)], axis=1))
         return cls(pixels(layout.wood, 0.0), pixels(layout.tile, layout.tile_z), pixels(layout.border, layout.border_z),
-                   border_ok, layout.border_width * scale, spread / max(layout.border_width * scale, 1e-6))
+                   border_ok, layout.border_width * scale, spread / max(layout.border_width * scale, 1e-6),
+                   layout.profile.points(layout.centres, pose))
 
 
 def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -316,16 +324,23 @@ class CellReading:
     why: str
 
 
+def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per cell, the wood next to it (:func:`local_wood`), and its wood samples and which
+    are in view."""
+    wood, ok_w = gather_cells(image, geo.wood)
+    return local_wood(wood, ok_w, plate)[0], wood, ok_w
+
+
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
               protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray],
-              hand: bool = False) -> dict[str, CellReading]:
+              hand: bool = False, border: Ensemble | None = None) -> dict[str, CellReading]:
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hand``: an
-    arm is in view (vision/recognize_hands.py)."""
-    wood, ok_w = gather_cells(image, geo.wood)
+    arm is in view (vision/recognize_hands.py); ``border``: the model that looks again at
+    borders read bare or white (vision/recognize_border.py)."""
+    ref, wood, ok_w = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
-    ref, _ = local_wood(wood, ok_w, plate)
     chroma = chromaticity(tile, ref[:, None, :])
     colour, share = _tile_colours(chroma, ok_t, protos)
     tile_median = median_rgb(tile, ok_t)
@@ -363,4 +378,29 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
+    if border is not None:
+        _second_look(out, image, layout, geo, ref, border)
     return out
+
+
+#: what the light across a border looks like, by what the rules read there
+_LOOKS = {".": "like bare wood", "w": "like a white plate"}
+
+
+def _second_look(out: dict[str, CellReading], image: np.ndarray, layout: GridLayout, geo: GridGeometry,
+                 ref: np.ndarray, border: Ensemble) -> None:
+    """Borders read bare or white that the border model does not call so with
+    :data:`SURE` become ``?`` (in place)."""
+    idx = np.array([i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"],
+                   dtype=np.intp)
+    if len(idx) == 0:
+        return
+    p = border.probabilities(profile_features(image, geo.profile[idx], ref[idx], geo.border_px))
+    for i, probs in zip(idx, p):
+        name = layout.names[i]
+        read = out[name].code[1]
+        sure = probs[".wb".index(read)]
+        if sure < SURE[read]:
+            out[name] = CellReading(out[name].code[0] + "?", f"controller unclear: across the border the light looks "
+                                    f"{_LOOKS[read]} at P {sure:.2f} only (bare wood {probs[0]:.2f}, a white plate "
+                                    f"{probs[1]:.2f}, a black one {probs[2]:.2f})")

@@ -203,8 +203,8 @@ def fit(x: np.ndarray, y: np.ndarray, *, models: int = 5, hidden: int = 16, epoc
     return Ensemble(tuple(train(x, y, weight=weight, epochs=epochs, hidden=hidden, seed=s) for s in range(models)))
 
 
-def write_weights(ensemble: Ensemble, path: Path) -> None:
-    text = ('"""Weights of the pyramid model, written by ``python -m vision.recognize_train``."""\n\n'
+def write_weights(ensemble: Ensemble, path: Path, what: str = "pyramid", by: str = "vision.recognize_train") -> None:
+    text = (f'"""Weights of the {what} model, written by ``python -m {by}``."""\n\n'
             f"WEIGHTS = {ensemble.to_list()!r}\n")
     path.write_text(text, encoding="utf-8")
 
