@@ -1,6 +1,6 @@
 """Fit the border model (vision/recognize_border.py) on rendered grid frames.
 
-    python -m vision.border_train [--frames 600] [--first 6000000] [--save measures.npz]
+    python -m vision.border_train [--frames 500] [--first 6000000] [--save measures.npz]
 
 Frames are the random sets' (``frame_in_look``) from seeds no benchmark or fresh set uses,
 in every look, twice as many through webcams (whose sharpening makes the halos the model
@@ -26,7 +26,7 @@ from .recognize import Recognizer
 from .recognize_border import profile_features
 from .recognize_colour import measure_plate
 from .recognize_grid import wood_reference
-from .recognize_train import fit, frame_in_look, write_weights
+from .recognize_train import fit_and_write, frame_in_look, measures
 
 #: looks and how many times ``--frames`` of each
 LOOKS = {"plain": 1, "webcam": 2, "far-colour": 1, "soft-light": 1}
@@ -74,25 +74,14 @@ def dataset(first: int, frames: int) -> tuple[np.ndarray, np.ndarray]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=600, help="frames per look (twice as many through webcams)")
+    parser.add_argument("--frames", type=int, default=500, help="frames per look (twice as many through webcams)")
     parser.add_argument("--first", type=int, default=6_000_000, help="first seed")
     parser.add_argument("--data", nargs="*", default=[], help=".npz files of measures (x, y) to train on instead")
     parser.add_argument("--save", help="keep the measures in this .npz")
     parser.add_argument("--out", default=str(Path(__file__).with_name("border_weights.py")))
     args = parser.parse_args(argv)
-    if args.data:
-        parts = [np.load(f) for f in args.data]
-        x, y = np.concatenate([p["x"] for p in parts]), np.concatenate([p["y"] for p in parts])
-    else:
-        x, y = dataset(args.first, args.frames)
-        if args.save:
-            np.savez(args.save, x=x, y=y)
-    ensemble = fit(x, y)
-    p = ensemble.probabilities(x)
-    counts = np.bincount(y, minlength=3)
-    print(f"trained on {len(y)} borders (bare {counts[0]}, white {counts[1]}, black {counts[2]}); "
-          f"training accuracy {(p.argmax(axis=1) == y).mean():.3f}", file=sys.stderr)
-    write_weights(ensemble, Path(args.out), "border", "vision.border_train")
+    x, y = measures(args.data, args.save, lambda: dataset(args.first, args.frames))
+    fit_and_write(x, y, Path(args.out), "borders", ("bare", "white", "black"), "border", "vision.border_train")
     return 0
 
 

@@ -217,20 +217,33 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="keep the measures in this .npz")
     parser.add_argument("--out", default=str(Path(__file__).with_name("recognize_weights.py")))
     args = parser.parse_args(argv)
-    if args.data:
-        parts = [np.load(f) for f in args.data]
-        x, y = np.concatenate([p["x"] for p in parts]), np.concatenate([p["y"] for p in parts])
-    else:
-        x, y, _ = dataset(load_board("pyramid-4"), args.seed, args.frames)
-        if args.save:
-            np.savez(args.save, x=x, y=y)
+    x, y = measures(args.data, args.save, lambda: dataset(load_board("pyramid-4"), args.seed, args.frames)[:2])
+    fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"))
+    return 0
+
+
+def measures(data: list[str], save: str | None,
+             make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+    """Measures and labels from ``.npz`` files, or made (and kept in ``save``)."""
+    if data:
+        parts = [np.load(f) for f in data]
+        return np.concatenate([p["x"] for p in parts]), np.concatenate([p["y"] for p in parts])
+    x, y = make()
+    if save:
+        np.savez(save, x=x, y=y)
+    return x, y
+
+
+def fit_and_write(x: np.ndarray, y: np.ndarray, path: Path, things: str, classes: tuple[str, str, str],
+                  what: str = "pyramid", by: str = "vision.recognize_train") -> None:
+    """Fit the ensemble, say how many of each class and how well it fits them (stderr),
+    and write its weights."""
     ensemble = fit(x, y)
     p = ensemble.probabilities(x)
     counts = np.bincount(y, minlength=3)
-    print(f"trained on {len(y)} positions (empty {counts[0]}, ball {counts[1]}, hand {counts[2]}); "
+    print(f"trained on {len(y)} {things} ({', '.join(f'{c} {n}' for c, n in zip(classes, counts))}); "
           f"training accuracy {(p.argmax(axis=1) == y).mean():.3f}", file=sys.stderr)
-    write_weights(ensemble, Path(args.out))
-    return 0
+    write_weights(ensemble, path, what, by)
 
 
 if __name__ == "__main__":
