@@ -1,6 +1,7 @@
-"""The second look at borders read white (vision/recognize_border.py): where the profile is
-measured, what it measures, and that the model takes the halos of a webcam's sharpening
-beside bare tiles away from the white plates without taking the plates."""
+"""The second look at borders read bare or white (vision/recognize_border.py): where the
+profile is measured, what it measures, that the model only ever makes a reading ``?``, and
+that it takes the halos of a webcam's sharpening beside bare tiles away from the white
+plates without taking the plates."""
 
 from __future__ import annotations
 
