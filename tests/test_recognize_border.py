@@ -16,9 +16,9 @@ from vision.border_train import cell_measures
 from vision.border_train import main as train_main
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_border import (ALONG, FEATURES, LUMA, SPREAD, STEPS, SURE, load_border_model,
-                                     profile_features)
+from vision.recognize_border import ALONG, FEATURES, SPREAD, STEPS, SURE, load_border_model, profile_features
 from vision.recognize_colour import LINEAR
+from vision.recognize_features import LUMA
 from vision.recognize_grid import GridLayout
 from vision.recognize_model import Ensemble, Model
 from vision.recognize_train import frame_in_look

@@ -23,6 +23,7 @@ import numpy as np
 
 from .pose import Pose
 from .recognize_colour import LINEAR
+from .recognize_features import LUMA
 from .recognize_model import Ensemble, Model
 
 #: where across the border the profile is measured, in border widths from the tile's edge
@@ -33,7 +34,6 @@ STEPS = np.linspace(-0.4, 1.6, 11)
 ALONG = (-2 / 3, -1 / 3, 0.0, 1 / 3, 2 / 3)
 #: the profile's steps whose spread (quartiles of the light) is a measure: over the border
 SPREAD = slice(3, 9)
-LUMA = np.array([0.2126, 0.7152, 0.0722])
 #: measures per cell: 3 channels per step, 2 quartiles per spread step, the border's width
 FEATURES = len(STEPS) * 3 + 2 * (SPREAD.stop - SPREAD.start) + 1
 #: a border read bare or white must be so to the model with at least this probability.

@@ -22,7 +22,7 @@ from .geometry import Board
 from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
 from .recognize_colour import LINEAR, linear_rgb, log_chroma
-from .recognize_features import Colours, percentiles
+from .recognize_features import LUMA, Colours, percentiles
 from .recognize_model import Ensemble
 
 #: a tile colour or controller needs this share of its samples
@@ -126,9 +126,6 @@ class GridLayout:
         return cls(tuple(p.name for p in board.positions), centres, tile, border, wood,
                    board.tile_thickness + board.control_thickness / 2, board.control_thickness, half,
                    plate_half - half, BorderProfile.of(half, plate_half - half, board.control_thickness))
-
-
-LUMA = np.array([0.2126, 0.7152, 0.0722])
 
 
 @dataclass(frozen=True, eq=False)
