@@ -160,3 +160,21 @@ def test_training_measures_cells_as_recognition_does_and_writes_weights_it_loads
     model = Ensemble(tuple(Model.from_dict(d) for d in runpy.run_path(str(out))["WEIGHTS"]))
     p = model.probabilities(x)
     assert p.shape == (len(y), 3) and np.allclose(p.sum(axis=1), 1.0) and (p.argmax(axis=1) == y).mean() > 0.9
+
+
+def test_training_refuses_files_that_are_not_measures_saying_which_and_why(tmp_path, capsys):
+    """A missing file, one that is not an .npz of ``x`` and ``y``, measures of another
+    width or labels out of range: exit status 2 and the file named on stderr, no weights."""
+    out = tmp_path / "weights.py"
+    np.savez(tmp_path / "narrow.npz", x=np.zeros((4, FEATURES - 1)), y=np.zeros(4, dtype=int))
+    np.savez(tmp_path / "nolabels.npz", x=np.zeros((4, FEATURES)))
+    np.savez(tmp_path / "labels.npz", x=np.zeros((4, FEATURES)), y=np.array([0, 1, 2, 3]))
+    (tmp_path / "text.npz").write_text("not an archive")
+    for name, why in (("missing.npz", "not an .npz file of measures"), ("text.npz", "not an .npz file of measures"),
+                      ("nolabels.npz", "not an .npz file of measures"), ("narrow.npz", f"expected N x {FEATURES}"),
+                      ("labels.npz", "labels must be 0, 1 or 2")):
+        with pytest.raises(SystemExit) as stop:
+            train_main(["--data", str(tmp_path / name), "--out", str(out)])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and str(tmp_path / name) in err and why in err, (name, err)
+    assert not out.exists()

@@ -23,10 +23,10 @@ import numpy as np
 from .geometry import load_board
 from .pose import PoseError
 from .recognize import Recognizer
-from .recognize_border import profile_features
+from .recognize_border import FEATURES, profile_features
 from .recognize_colour import measure_plate
 from .recognize_grid import wood_reference
-from .recognize_train import fit_and_write, frame_in_look, measures
+from .recognize_train import MeasuresError, fit_and_write, frame_in_look, measures
 
 #: looks and how many times ``--frames`` of each
 LOOKS = {"plain": 1, "webcam": 2, "far-colour": 1, "soft-light": 1}
@@ -80,7 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="keep the measures in this .npz")
     parser.add_argument("--out", default=str(Path(__file__).with_name("border_weights.py")))
     args = parser.parse_args(argv)
-    x, y = measures(args.data, args.save, lambda: dataset(args.first, args.frames))
+    try:
+        x, y = measures(args.data, args.save, lambda: dataset(args.first, args.frames), FEATURES)
+    except MeasuresError as exc:
+        parser.error(str(exc))
     fit_and_write(x, y, Path(args.out), "borders", ("bare", "white", "black"), "border", "vision.border_train")
     return 0
 

@@ -26,7 +26,7 @@ from .geometry import Board, load_board
 from .pose import PoseError, estimate_pose
 from .recognize_balls import gather
 from .recognize_colour import margin_points, measure_plate, prototypes
-from .recognize_features import measure_level
+from .recognize_features import NAMES, measure_level
 from .recognize_hands import band_points, find_hands
 from .recognize_model import Ensemble, train
 from .recognize_pyramid import Geometry, Layout
@@ -217,17 +217,39 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", help="keep the measures in this .npz")
     parser.add_argument("--out", default=str(Path(__file__).with_name("recognize_weights.py")))
     args = parser.parse_args(argv)
-    x, y = measures(args.data, args.save, lambda: dataset(load_board("pyramid-4"), args.seed, args.frames)[:2])
+    try:
+        x, y = measures(args.data, args.save, lambda: dataset(load_board("pyramid-4"), args.seed, args.frames)[:2],
+                        len(NAMES))
+    except MeasuresError as exc:
+        parser.error(str(exc))
     fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"))
     return 0
 
 
-def measures(data: list[str], save: str | None,
-             make: Callable[[], tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
-    """Measures and labels from ``.npz`` files, or made (and kept in ``save``)."""
+class MeasuresError(ValueError):
+    """A file of measures that cannot be trained on: the message names it and says why."""
+
+
+def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndarray, np.ndarray]],
+             width: int) -> tuple[np.ndarray, np.ndarray]:
+    """Measures (N x ``width``) and labels (0-2) from ``.npz`` files (``x`` and ``y``), or
+    made (and kept in ``save``). MeasuresError for a file that is not such measures."""
     if data:
-        parts = [np.load(f) for f in data]
-        return np.concatenate([p["x"] for p in parts]), np.concatenate([p["y"] for p in parts])
+        xs, ys = [], []
+        for f in data:
+            try:
+                with np.load(f) as part:
+                    x, y = part["x"], part["y"]
+            except (OSError, ValueError, KeyError) as exc:
+                raise MeasuresError(f"{f}: not an .npz file of measures x and labels y ({exc})") from None
+            if x.ndim != 2 or x.shape[1] != width or y.shape != (len(x),):
+                raise MeasuresError(f"{f}: measures of shape {x.shape} and labels of shape {y.shape}; "
+                                    f"expected N x {width} and N")
+            if len(y) and (y.min() < 0 or y.max() > 2):
+                raise MeasuresError(f"{f}: labels must be 0, 1 or 2, found {y.min()} to {y.max()}")
+            xs.append(x)
+            ys.append(y.astype(np.intp))
+        return np.concatenate(xs), np.concatenate(ys)
     x, y = make()
     if save:
         np.savez(save, x=x, y=y)
