@@ -138,7 +138,10 @@ def test_arbiter_display_tui_draws_the_board_in_a_terminal(mosquitto, tmp_path):
         while b"DARK to move" not in seen and time.monotonic() < deadline:
             if select.select([main], [], [], 0.5)[0]:
                 seen += os.read(main, 65536)
-        assert b"DARK to move" in seen and b"tui-1" in seen and b"1b2" in seen, seen[-2000:]
+        assert b"DARK to move" in seen and b"tui-1" in seen and b"1b2" in seen, (
+            f"after {time.monotonic() - deadline + 20:.1f} s the terminal display is "
+            f"{'running' if tui.poll() is None else f'gone (exit {tui.returncode})'} and wrote {len(seen)} bytes, "
+            f"ending {seen[-1500:]!r}")
         board.play("1c2")
         while b"LIGHT to move" not in seen.split(b"DARK to move")[-1] and time.monotonic() < deadline + 10:
             if select.select([main], [], [], 0.5)[0]:
