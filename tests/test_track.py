@@ -64,3 +64,28 @@ def test_a_moved_camera_starts_afresh_and_unchanged_pixels_outvote_a_reading_tha
     result = tracker.read(image, 1.0)
     assert result.observation.cells["1a1"] == "." and result.observation.cells["1b1"] == "."
     assert not [code for code, _ in tracker._kept.values() if code != "."]
+
+
+def test_a_plate_put_down_as_the_lens_is_learnt_is_not_taken_for_the_bare_wood():
+    """The demo's Sparklies game through its camera (`arbiter demo --camera`): a black
+    plate goes down round i6 just before the tracker has pooled enough frames to learn the
+    lens. Taking the pixels again at the new pose used to keep every reading, so i6 stayed
+    ``B.`` (bare) with the plate there, and the referee flagged an illegal move."""
+    from host.demo import ILLEGAL_AT, examples
+    _, example = examples("sparklies")[0]
+    rules = example.rules
+    sim = simulate_game(rules, random.Random(1), SimConfig(seed=1, game="sparklies", hands=0.1,
+                        illegal_at=ILLEGAL_AT, camera=True), script=[rules.format_turn(t) for t in example.turns],
+                        start=example.positions[0])
+    seen = Cameras(random.Random(7919), (800, 600)).for_game("sparklies")
+    start = sim.view(sim.frames[0].board)
+    tracker = Tracker(seen.recognizers["sparklies"], known={n: v for n, v in start.items() if "?" not in v})
+    c: Counter = Counter()
+    plated = []
+    for obs, truth in list(zip(sim.observations, sim.frames))[:12]:
+        tracked = tracker.read(seen.image(truth.board, truth.hand), obs.t)
+        score(dict(tracked.observation.cells), dict(truth.board), c, "")
+        plated.append(truth.board["i6"][1] == "b" and not truth.hand)
+    assert tracker.recognizer.intrinsics is not None  # the lens was learnt on the way
+    assert sum(plated) >= 4, plated  # clear frames with the plate down, after the lens was learnt
+    assert c["wrong"] == 0, c

@@ -130,6 +130,14 @@ class Samples:
         return cls(pixels, hidden, ring)
 
 
+def _pixels(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The image's pixels at the samples ``pts`` (float, a channel axis even for grey) and
+    which of them lie inside the image."""
+    inside = pts[..., 0] >= 0
+    px = image[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32)
+    return (px if image.ndim == 3 else px[..., None]), inside
+
+
 def _differs(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
     """Whether a position's samples (where ``ok``) changed from ``ref``."""
     differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
@@ -233,16 +241,14 @@ class Tracker:
                       and (self._rebase or shift < REBASE_PX) and self._agrees(result))
             if not rebase:
                 self._kept, self._history, self._trusted = {}, {}, set()
+            else:
+                self._forget_changed(image)
             self._bare = {}
             self._pose, self._samples = result.pose, Samples.of(self.board, result.pose)
             self._rebase = False
         assert self._samples is not None
-        pts, hidden = self._samples.pixels, self._samples.hidden
-        inside = pts[..., 0] >= 0
-        colour = image.ndim == 3 and image.shape[2] == 3
-        px = image[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32)
-        if not colour:
-            px = px[..., None]
+        hidden = self._samples.hidden
+        px, inside = _pixels(image, self._samples.pixels)
         cells = dict(result.observation.cells)
         details = dict(result.details)
         if rebase:
@@ -313,6 +319,19 @@ class Tracker:
         if self._samples.ring is not None:
             self._plates(image, result.hand, cells, details)
         return replace(result, observation=Observation(result.observation.t, cells), details=details)
+
+    def _forget_changed(self, image: np.ndarray) -> None:
+        """Before the pixels are taken again at a new pose: a position whose pixels changed
+        since it was read, judged where it was read, loses its reading (a plate put down
+        under the hand that was just lifted is not taken for the bare wood it covers)."""
+        assert self._samples is not None
+        px, inside = _pixels(image, self._samples.pixels)
+        maybe = self._possible({n: self._kept[i][0] if i in self._kept else "?" for i, n in enumerate(self.names)})
+        for i, (_, ref) in list(self._kept.items()):
+            ok = inside[i] & ~self._samples.hidden[i][:, maybe].any(axis=1)
+            if ok.sum() >= MIN_SAMPLES and _differs(px[i], ref, ok):
+                del self._kept[i]
+                self._trusted.discard(i)
 
     def _plates(self, image: np.ndarray, hand: bool, cells: dict[str, str], details: dict[str, str]) -> None:
         """Grids: a control plate's border is one or two pixels wide in many views, too thin
