@@ -56,6 +56,17 @@ def free_port(preferred: int) -> int:
     raise OSError("no free TCP port on 127.0.0.1")
 
 
+def _camera(cameras: dict[str, Any], game: str) -> Any:
+    """The demo's camera over the board ``game`` is played on, the same whichever games are
+    played. Over the grid it is lit as docs/camera-setup.md advises, the lamp's reflection
+    off the board away from the lens: glare washes the tiles' colours out."""
+    from .sim_vision import BOARDS, Cameras
+    board = BOARDS[game]
+    if board not in cameras:
+        cameras[board] = Cameras(random.Random(7919), (800, 600), glare=board == "pyramid-4")
+    return cameras[board]
+
+
 def examples(game: str | None) -> list[tuple[str, Any]]:
     folder = resources.files("host") / "examples"
     names = sorted(p.name for p in folder.iterdir() if p.name.endswith(".pgn"))
@@ -203,10 +214,9 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
     shutil.rmtree(records, ignore_errors=True)
     records.mkdir()
     games = examples(args.game)
-    cameras = None
+    cameras: dict[str, Any] | None = None
     if args.camera:  # every frame rendered by the synthetic camera and read by vision
-        from .sim_vision import Cameras
-        cameras = Cameras(random.Random(7919), (800, 600))
+        cameras = {}
 
     broker = EmbeddedBroker(port=free_port(args.mqtt_port))
     broker.start()
@@ -242,7 +252,7 @@ def run_demo(args: Any, *, stop: threading.Event, out: TextIO = sys.stdout) -> i
             link = _link(config, recorder_for)
             link.start()
             links.append((link, recorder_for))
-            frames = cameras.observations(sim) if cameras is not None else sim.stream()
+            frames = _camera(cameras, rules.game).observations(sim) if cameras is not None else sim.stream()
             daemon = Daemon(config, rules, Source(f"sim:{board}", _until_answered(frames, lambda: daemon, stop),
                                                   finite=True, speed=args.speed),
                             recorder=recorder_for, link=link, stop=stop)  # Ctrl-C stops its loop too

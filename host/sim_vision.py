@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 BOARDS = {"pylos": "pyramid-4", "sparks": "pyramid-4", "sparklies": "grid-9"}
 #: distinct images kept (an image of 1280x720 is 2.7 MB)
 CACHE = 48
+#: a light placed without glare is reflected at least this far from the lens (degrees)
+NO_GLARE_DEG = 20.0
 
 
 @dataclass(frozen=True)
@@ -52,19 +54,39 @@ class CameraRig:
     wood_seed: int = 0
 
     @classmethod
-    def typical(cls, board: "Board", rng: random.Random, resolution: tuple[int, int] = (1280, 720)) -> CameraRig:
+    def typical(cls, board: "Board", rng: random.Random, resolution: tuple[int, int] = (1280, 720), *,
+                glare: bool = True) -> CameraRig:
         """A camera as players set one up: on a stand over the board, 0-30 degrees off
-        vertical, 450-650 mm away, a 55-70 degree lens; a room's light from above."""
+        vertical, 450-650 mm away, a 55-70 degree lens; a room's light from above.
+        ``glare=False``: the light is placed as docs/camera-setup.md advises, where its
+        reflection off the board misses the lens (:func:`glare_deg`)."""
         from vision.render import Lighting, random_camera
         camera = random_camera(board, rng, tilt_deg=(0.0, 30.0), distance_mm=(450.0, 650.0), fov_deg=(55.0, 70.0),
                                resolutions=(resolution,), roll_deg=4.0)
-        az = rng.uniform(0, 2 * math.pi)
-        elevation = math.radians(rng.uniform(50, 80))
-        direction = (math.cos(elevation) * math.cos(az), math.cos(elevation) * math.sin(az), math.sin(elevation))
+        while True:
+            az = rng.uniform(0, 2 * math.pi)
+            elevation = math.radians(rng.uniform(50, 80))
+            direction = (math.cos(elevation) * math.cos(az), math.cos(elevation) * math.sin(az),
+                         math.sin(elevation))
+            if glare or glare_deg(board, camera.centre, direction) >= NO_GLARE_DEG:
+                break
         warm = rng.uniform(-1, 1) * 0.08
         lighting = Lighting(direction=direction, colour=(1.0 + warm, 1.0, 1.0 - warm),
                             intensity=rng.uniform(0.7, 1.3), ambient=rng.uniform(0.25, 0.4))
         return cls(camera, lighting, wood_seed=rng.randrange(1000))
+
+
+def glare_deg(board: "Board", eye: Any, light: tuple[float, float, float]) -> float:
+    """How far (degrees) the light's mirror image in the board's plane is from the lens, at
+    the cell or position where it is nearest: the angle between the plane's normal and the
+    half-way vector of the light and the view. Glossy tiles shine where it is small (the
+    renderer's tiles: 50 % of their highlight at 10 degrees, 6 % at 20)."""
+    centres = np.array([p.centre for p in board.positions], dtype=np.float64)
+    view = np.asarray(eye, dtype=np.float64) - centres
+    view /= np.linalg.norm(view, axis=1, keepdims=True)
+    half = view + np.asarray(light, dtype=np.float64)
+    half /= np.linalg.norm(half, axis=1, keepdims=True)
+    return float(np.degrees(np.arccos(np.clip(half[:, 2].max(), -1.0, 1.0))))
 
 
 def hand_over(board: "Board", cells: frozenset[str], rng: random.Random):
@@ -138,8 +160,9 @@ class SeenGame:
 class Cameras:
     """One camera rig and reader per board, for games of any kind in turn."""
 
-    def __init__(self, rng: random.Random, resolution: tuple[int, int] = (1280, 720)):
-        self.rng, self.resolution = rng, resolution
+    def __init__(self, rng: random.Random, resolution: tuple[int, int] = (1280, 720), *, glare: bool = True):
+        """``glare=False``: each light is placed where its reflection misses the lens."""
+        self.rng, self.resolution, self.glare = rng, resolution, glare
         self._seen: dict[str, SeenGame] = {}
 
     def for_game(self, game: str) -> SeenGame:
@@ -148,7 +171,7 @@ class Cameras:
         name = BOARDS[game]
         if name not in self._seen:
             board = load_board(name)
-            rig = CameraRig.typical(board, self.rng, self.resolution)
+            rig = CameraRig.typical(board, self.rng, self.resolution, glare=self.glare)
             readers = {g: Recognizer(board, g) for g in board.games}
             self._seen[name] = SeenGame(board, rig, readers, random.Random(self.rng.randrange(2**32)))
         return self._seen[name]

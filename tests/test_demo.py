@@ -70,6 +70,20 @@ def test_demo_through_vision_referees_the_pylos_example(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+def test_demo_through_vision_referees_the_sparklies_example(tmp_path):
+    """The grid through the camera: control plates one or two pixels wide, put down and
+    taken up under hands, and tiles that change colour; the game must be refereed to the
+    example record, its one illegal move flagged and nothing else."""
+    proc = arbiter("demo", "--camera", "--game", "sparklies", "--speed", "0", "--no-browser", "--no-display",
+                   "--dir", str(tmp_path / "demo"), "--mqtt-port", str(free_port()), timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert re.search(r"^demo: 1 game, 77 turns refereed from vision reading rendered camera frames, 1 illegal "
+                     r"move flagged and 1 put right, \d+ questions? answered; 1 of 1 records equal the examples$",
+                     proc.stdout, re.M), proc.stdout[-1500:]
+    assert re.search(r"^  \S+\.pgn  sparklies 0-1, 77 turns$", proc.stdout, re.M), proc.stdout[-800:]
+    assert "Traceback" not in proc.stderr
+
+
 def test_demo_serves_the_display_and_stops_cleanly_on_ctrl_c(tmp_path):
     port = free_port()
     demo = subprocess.Popen([sys.executable, "-m", "host.cli", "demo", "--speed", "1", "--no-browser", "--game",

@@ -64,6 +64,10 @@ MIN_SAMPLES = 8
 PLATE_DARK = 0.6
 PLATE_BRIGHT = 1.15
 BARE_RATIO = 0.06
+#: more than this share of the positions changed since read, on retaking the pixels at a
+#: slightly moved pose between two clear frames: the camera moved (a move changes only the
+#: few places a hand was over), so everything starts afresh
+MOVED_SHARE = 0.25
 #: earlier readings remembered per position
 HISTORY = 4
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
@@ -159,8 +163,8 @@ class Tracker:
         self._kept: dict[int, tuple[str, np.ndarray]] = {}
         #: per position, earlier confident readings and their pixels (the newest last)
         self._history: dict[int, list[tuple[str, np.ndarray]]] = {}
-        #: grids: per cell, the ring's brightness when it was bare wood
-        self._bare: dict[int, np.ndarray] = {}
+        #: grids: per cell, the ring's pixels and their brightness when it was bare wood
+        self._bare: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         #: positions whose kept reading is the known start's, not the model's
         self._trusted: set[int] = set()
         self._supports = self._support_indices()
@@ -239,11 +243,11 @@ class Tracker:
             # was read: nothing on the board moves without a hand
             rebase = (self._samples is not None and self._last_clear and self._clear(result)
                       and (self._rebase or shift < REBASE_PX) and self._agrees(result))
+            if rebase and self._forget_changed(image) > MOVED_SHARE * len(self.names):
+                rebase = False  # that much changed without a hand: the camera itself moved
             if not rebase:
                 self._kept, self._history, self._trusted = {}, {}, set()
-            else:
-                self._forget_changed(image)
-            self._bare = {}
+                self._bare = {}  # (a small move keeps them: each is held with its own pixels)
             self._pose, self._samples = result.pose, Samples.of(self.board, result.pose)
             self._rebase = False
         assert self._samples is not None
@@ -320,38 +324,43 @@ class Tracker:
             self._plates(image, result.hand, cells, details)
         return replace(result, observation=Observation(result.observation.t, cells), details=details)
 
-    def _forget_changed(self, image: np.ndarray) -> None:
+    def _forget_changed(self, image: np.ndarray) -> int:
         """Before the pixels are taken again at a new pose: a position whose pixels changed
         since it was read, judged where it was read, loses its reading (a plate put down
-        under the hand that was just lifted is not taken for the bare wood it covers)."""
+        under the hand that was just lifted is not taken for the bare wood it covers). How
+        many did."""
         assert self._samples is not None
         px, inside = _pixels(image, self._samples.pixels)
         maybe = self._possible({n: self._kept[i][0] if i in self._kept else "?" for i, n in enumerate(self.names)})
+        forgot = 0
         for i, (_, ref) in list(self._kept.items()):
             ok = inside[i] & ~self._samples.hidden[i][:, maybe].any(axis=1)
             if ok.sum() >= MIN_SAMPLES and _differs(px[i], ref, ok):
                 del self._kept[i]
                 self._trusted.discard(i)
+                forgot += 1
+        return forgot
 
     def _plates(self, image: np.ndarray, hand: bool, cells: dict[str, str], details: dict[str, str]) -> None:
         """Grids: a control plate's border is one or two pixels wide in many views, too thin
         for a single frame to tell black from white. With a fixed camera, the same ring of
         pixels was seen as bare wood before: a plate put there since makes it much darker
-        (black) or brighter (white) than the wood it covers, whatever the light."""
+        (black) or brighter (white) than the wood it covers, whatever the light. The ring is
+        kept with the pixels it was seen at: taking the pixels again at a slightly moved
+        pose (or once the lens is learnt) does not lose it."""
         assert self._samples is not None and self._samples.ring is not None
-        pts = self._samples.ring
-        inside = pts[..., 0] >= 0
         grey = image if image.ndim == 2 else image.mean(axis=2)
-        lum = grey[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32) + 1.0
         for i, name in enumerate(self.names):
             code = cells[name]
-            bare = self._bare.get(i)
-            if hand or len(code) != 2:
+            if hand or len(code) != 2 or code[0] == "?":
                 continue
-            if code[1] == "." and code[0] != "?":
-                self._bare[i] = lum[i].copy() if bare is None else bare + BLEND * (lum[i] - bare)
-            elif code[1] == "?" and code[0] != "?" and bare is not None and inside[i].sum() >= 8:
-                ratio = float(np.median(lum[i][inside[i]] / bare[inside[i]]))
+            pts, bare = self._bare.get(i, (self._samples.ring[i], None))
+            inside = pts[:, 0] >= 0
+            lum = grey[np.where(inside, pts[:, 0], 0), np.where(inside, pts[:, 1], 0)].astype(np.float32) + 1.0
+            if code[1] == ".":
+                self._bare[i] = (pts, lum if bare is None else bare + BLEND * (lum - bare))
+            elif code[1] == "?" and bare is not None and inside.sum() >= 8:
+                ratio = float(np.median(lum[inside] / bare[inside]))
                 plate = "b" if ratio < PLATE_DARK else "w" if ratio > PLATE_BRIGHT else None
                 if plate is None and abs(ratio - 1.0) < BARE_RATIO:
                     plate = "."
