@@ -54,34 +54,36 @@ def test_demo_referees_every_example_and_writes_records_that_replay(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
+def demo_through_vision(game: str, tmp_path: Path, turns: str) -> str:
+    """`arbiter demo --camera --game GAME`: its output, once it ran cleanly and the summary
+    says ``turns`` turns were refereed, the one illegal move flagged and put right, and the
+    record equals the example."""
+    proc = arbiter("demo", "--camera", "--game", game, "--speed", "0", "--no-browser", "--no-display",
+                   "--dir", str(tmp_path / "demo"), "--mqtt-port", str(free_port()), timeout=900)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert re.search(rf"^demo: 1 game, {turns} turns refereed from vision reading rendered camera frames, 1 illegal "
+                     r"move flagged and 1 put right, \d+ questions? answered; 1 of 1 records equal the examples$",
+                     proc.stdout, re.M), proc.stdout[-1500:]
+    assert "Traceback" not in proc.stderr
+    return proc.stdout
+
+
 def test_demo_through_vision_referees_the_pylos_example(tmp_path):
     """`--camera`: every frame rendered by the synthetic camera and read by vision; the game
     must still be refereed to the example record."""
-    proc = arbiter("demo", "--camera", "--game", "pylos", "--speed", "0", "--no-browser", "--no-display",
-                   "--dir", str(tmp_path / "demo"), "--mqtt-port", str(free_port()), timeout=600)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert re.search(r"^demo: 1 game, \d+ turns refereed from vision reading rendered camera frames, 1 illegal "
-                     r"move flagged and 1 put right, \d+ questions? answered; 1 of 1 records equal the examples$",
-                     proc.stdout, re.M), proc.stdout[-1500:]
-    listed = re.findall(r"^  (\S+\.pgn)  pylos (\S+), (\d+) turns$", proc.stdout, re.M)
-    assert len(listed) == 1, proc.stdout[-800:]
+    out = demo_through_vision("pylos", tmp_path, r"\d+")
+    listed = re.findall(r"^  (\S+\.pgn)  pylos (\S+), (\d+) turns$", out, re.M)
+    assert len(listed) == 1, out[-800:]
     checked = arbiter("replay", listed[0][0], "--json")
     assert checked.returncode == 0 and json.loads(checked.stdout)["ok"], checked.stdout + checked.stderr
-    assert "Traceback" not in proc.stderr
 
 
 def test_demo_through_vision_referees_the_sparklies_example(tmp_path):
     """The grid through the camera: control plates one or two pixels wide, put down and
     taken up under hands, and tiles that change colour; the game must be refereed to the
     example record, its one illegal move flagged and nothing else."""
-    proc = arbiter("demo", "--camera", "--game", "sparklies", "--speed", "0", "--no-browser", "--no-display",
-                   "--dir", str(tmp_path / "demo"), "--mqtt-port", str(free_port()), timeout=900)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert re.search(r"^demo: 1 game, 77 turns refereed from vision reading rendered camera frames, 1 illegal "
-                     r"move flagged and 1 put right, \d+ questions? answered; 1 of 1 records equal the examples$",
-                     proc.stdout, re.M), proc.stdout[-1500:]
-    assert re.search(r"^  \S+\.pgn  sparklies 0-1, 77 turns$", proc.stdout, re.M), proc.stdout[-800:]
-    assert "Traceback" not in proc.stderr
+    out = demo_through_vision("sparklies", tmp_path, "77")
+    assert re.search(r"^  \S+\.pgn  sparklies 0-1, 77 turns$", out, re.M), out[-800:]
 
 
 def test_demo_serves_the_display_and_stops_cleanly_on_ctrl_c(tmp_path):
