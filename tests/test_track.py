@@ -67,9 +67,9 @@ def test_a_moved_camera_starts_afresh_and_unchanged_pixels_outvote_a_reading_tha
 
 
 def test_a_plate_put_down_as_the_lens_is_learnt_is_read_and_not_taken_for_the_bare_wood():
-    """The demo's Sparklies game through its camera (`arbiter demo --camera`): a black
-    plate goes down round i6 just before the tracker has pooled enough frames to learn the
-    lens. Taking the pixels again at the new pose used to keep every reading, so i6 stayed
+    """The demo's Sparklies game (`arbiter demo --camera`) through the camera it had before
+    its lamp was moved off the lens's reflection: a black plate goes down round i6 just
+    before the tracker has pooled enough frames to learn the lens. Taking the pixels again at the new pose used to keep every reading, so i6 stayed
     ``B.`` (bare) with the plate there, and the referee flagged an illegal move; and the
     bare wood seen round it was forgotten, so the plate was never read and the referee waited
     for ever."""
@@ -115,7 +115,7 @@ def test_a_camera_nudged_by_a_few_pixels_starts_afresh():
     assert tracker.recognizer.intrinsics is not None
     assert len(tracker._trusted) > 40  # the known start's readings, held on unchanged pixels
     rig = seen.rig
-    nudged = replace(rig.camera, t=rig.camera.t + np.array([2.0, 0.0, 0.0]))  # 2 mm: about 2.5 px
+    nudged = replace(rig.camera, t=rig.camera.t + np.array([2.0, 0.0, 0.0]))  # 2 mm: about 3 px
     shown = {n: v for n, v in cells.items() if v not in (".", "..")}
     image = render(seen.board, shown, nudged, lighting=rig.lighting, blur=rig.blur, table_colour=rig.table_colour,
                    wood_seed=rig.wood_seed).image
