@@ -349,18 +349,22 @@ class Tracker:
         kept with the pixels it was seen at: taking the pixels again at a slightly moved
         pose (or once the lens is learnt) does not lose it."""
         assert self._samples is not None and self._samples.ring is not None
+        if hand:
+            return
+        ring = self._samples.ring
+        pts = np.stack([self._bare[i][0] if i in self._bare else ring[i] for i in range(len(self.names))])
         grey = image if image.ndim == 2 else image.mean(axis=2)
+        lum, inside = _pixels(grey, pts)
+        lum = lum[..., 0] + 1.0
         for i, name in enumerate(self.names):
             code = cells[name]
-            if hand or len(code) != 2 or code[0] == "?":
+            if len(code) != 2 or code[0] == "?":
                 continue
-            pts, bare = self._bare.get(i, (self._samples.ring[i], None))
-            inside = pts[:, 0] >= 0
-            lum = grey[np.where(inside, pts[:, 0], 0), np.where(inside, pts[:, 1], 0)].astype(np.float32) + 1.0
+            bare = self._bare[i][1] if i in self._bare else None
             if code[1] == ".":
-                self._bare[i] = (pts, lum if bare is None else bare + BLEND * (lum - bare))
-            elif code[1] == "?" and bare is not None and inside.sum() >= 8:
-                ratio = float(np.median(lum[inside] / bare[inside]))
+                self._bare[i] = (pts[i], lum[i].copy() if bare is None else bare + BLEND * (lum[i] - bare))
+            elif code[1] == "?" and bare is not None and inside[i].sum() >= 8:
+                ratio = float(np.median(lum[i][inside[i]] / bare[inside[i]]))
                 plate = "b" if ratio < PLATE_DARK else "w" if ratio > PLATE_BRIGHT else None
                 if plate is None and abs(ratio - 1.0) < BARE_RATIO:
                     plate = "."
