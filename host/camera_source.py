@@ -5,7 +5,9 @@ vision/recognize.py into an Observation at the frame's time.
 
 A frame with no usable board (no markers, a blank frame, a hand over the markers) becomes
 an all-unknown observation, which the referee treats as occlusion, and the reason is
-logged at most every few seconds; a frame that cannot be decoded becomes an
+logged at most every few seconds. Positions that stay unknown with no arm in view (glare,
+a shadow, a view that cannot read them) keep the referee waiting: after
+:data:`STUCK_AFTER` seconds they are named in the log. A frame that cannot be decoded becomes an
 ObservationError, which the daemon reports and skips. Nothing a camera delivers stops the
 daemon. :func:`observe_frames` is the whole frame -> observation step, for any frames (the
 simulator's rendered ones too).
@@ -27,6 +29,7 @@ from .config import SCHEMA, board_kind
 from .debug_capture import DebugCapture, FrameBuffer, buffer_size
 from .games import Rules
 from .observation import Observation, ObservationError
+from .referee_match import occluded_cells
 from .sources import SourceError
 
 if TYPE_CHECKING:
@@ -39,6 +42,10 @@ log = logging.getLogger("arbiter")
 DEFAULT_BOARDS = {"pyramid": "pyramid-4", "grid": "grid-9"}
 #: seconds between two "no board in view" messages
 LOG_EVERY = 5.0
+#: seconds of frame time positions may stay unknown, in every frame with the board in view
+#: and no arm over it, before they are named in the log: the referee decides nothing
+#: while one is unknown for no reason it can see (a player's hand is over in seconds)
+STUCK_AFTER = 20.0
 
 
 class Reader(Protocol):
@@ -80,15 +87,47 @@ class _NoBoardLog:
             self.out = False
 
 
+class _StuckLog:
+    """Names the positions that keep the referee waiting: those ``waiting`` finds unknown in
+    every frame with no arm in view for ``after`` seconds of frame time, once, and says when
+    they are read again. Frames with an arm in view neither start nor end a wait: the hand
+    explains what it covers."""
+
+    def __init__(self, after: float, waiting: Callable[[Observation], list[str]]):
+        self.after, self.waiting = after, waiting
+        self.since: dict[str, float] = {}
+        self.said: set[str] = set()
+
+    def frame(self, obs: Observation, hand: bool) -> None:
+        if hand:
+            return
+        now = set(self.waiting(obs))
+        back = sorted(self.said - now)
+        if back:
+            self.said -= set(back)
+            log.info("camera: %s read again at t=%s", " ".join(back), obs.t)
+        self.since = {n: self.since.get(n, obs.t) for n in now}
+        due = sorted(n for n, since in self.since.items() if n not in self.said and obs.t - since >= self.after)
+        if due:
+            self.said.update(due)
+            log.warning("camera: %s not read for %.0f s with no arm in view (t=%s): the referee decides nothing "
+                        "until it can read %s; glare, a shadow or the camera's view? (docs/camera-setup.md)",
+                        " ".join(due), self.after, obs.t, "them" if len(due) > 1 else "it")
+
+
 def observe_frames(frames: Iterable["Frame"], recognizer: Reader, *, keep: FrameBuffer | None = None,
-                   clock: Callable[[], float] = time.monotonic,
-                   log_every: float = LOG_EVERY) -> Iterator[Observation | ObservationError]:
+                   clock: Callable[[], float] = time.monotonic, log_every: float = LOG_EVERY,
+                   waiting: Callable[[Observation], list[str]] | None = None,
+                   stuck_after: float = STUCK_AFTER) -> Iterator[Observation | ObservationError]:
     """The source items of ``frames`` (vision.capture.Frame): each frame's observation at
     the frame's time, read by ``recognizer`` (all unknown when the frame shows no usable
     board, the reason logged at most every ``log_every`` seconds of ``clock``), or an
     ObservationError for a frame that could not be decoded. ``keep``: a buffer that gets
-    every frame with its reading, for debug captures."""
+    every frame with its reading, for debug captures. ``waiting``: the positions of an
+    observation the referee waits on; named in the log once they have stayed so for
+    ``stuck_after`` seconds with no arm in view."""
     quiet = _NoBoardLog(log_every, clock)
+    stuck = _StuckLog(stuck_after, waiting) if waiting is not None else None
     try:
         for frame in frames:
             if frame.image is None:
@@ -108,6 +147,8 @@ def observe_frames(frames: Iterable["Frame"], recognizer: Reader, *, keep: Frame
                 keep.keep(frame, result)
             if result.ok:
                 quiet.board(frame)
+                if stuck is not None:
+                    stuck.frame(result.observation, result.hand)
             else:
                 quiet.no_board(frame, result.error or "unknown reason")
             yield result.observation
@@ -160,6 +201,7 @@ class CameraSource:
                  calibration: Any = None, clock: Callable[[], float] = time.time):
         self.spec, self.board, self.config = spec, board, config
         self.opener, self.intrinsics, self.calibration, self.clock = opener, intrinsics, calibration, clock
+        self.rules = rules
         self.recognizer = self._recognizer(rules.game)
         self.buffer: FrameBuffer | None = None
         if config["debug_dir"]:
@@ -216,8 +258,10 @@ class CameraSource:
 
     def follow(self, rules: Rules) -> None:
         """Read the colours of ``rules.game`` from the next frame on."""
-        if rules.game != self.recognizer.game and rules.game in self.board.games:
-            self.recognizer = self._recognizer(rules.game)
+        if rules.game in self.board.games:
+            if rules.game != self.recognizer.game:
+                self.recognizer = self._recognizer(rules.game)
+            self.rules = rules
 
     def read(self, image: Any, t: float = 0.0) -> "Recognition":
         return self.recognizer.read(image, t)
@@ -229,7 +273,12 @@ class CameraSource:
         return throttle(capture, self.config["fps"]) if self.spec.live else iter(capture)
 
     def __iter__(self) -> Iterator[Observation | ObservationError]:
-        return observe_frames(self.frames(), self, keep=self.buffer)
+        return observe_frames(self.frames(), self, keep=self.buffer, waiting=self.waiting)
+
+    def waiting(self, obs: Observation) -> list[str]:
+        """The positions of ``obs`` the referee waits on: unknown where nothing explains it
+        (host/referee_match.py)."""
+        return occluded_cells(self.rules, obs, frozenset(obs.cells))
 
     def debug_sink(self) -> DebugCapture | None:
         """The sink that writes debug captures from this source's buffer (None when

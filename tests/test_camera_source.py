@@ -35,12 +35,14 @@ from host.games import rules_for
 from host.observation import Observation, ObservationError
 from host.record import read_text, replay
 from host.recorder import Recorder
-from host.camera_source import observe_frames, open_camera, throttle
+from host.camera_source import _StuckLog, observe_frames, open_camera, throttle
+from host.referee_match import occluded_cells
 from host.sources import SourceError, open_source
 from vision.capture import Frame
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.render import Camera, Lighting, render
+from vision.track import Tracker
 
 ROOT = Path(__file__).resolve().parent.parent
 PYLOS = rules_for("pylos")
@@ -362,3 +364,64 @@ def test_a_calibration_file_gives_its_colours_to_the_game_it_was_made_for(tmp_pa
     grid = rules_for("sparklies")
     with pytest.raises(SourceError, match="camera.calibration: .* is for board pyramid-4, not grid-9"):
         open_camera(f"camera:{tmp_path / 'frames'}", grid, {"calibration": str(path)})
+
+
+def test_positions_that_keep_the_referee_waiting_are_named_once_they_stay_unread(caplog):
+    """A still Sparklies start seen by the demo's grid camera at 800x600, with no hand: 12
+    red tiles' plates stay unread (``R?``: the red spills over their thin borders), and the
+    referee decides nothing while any cell is unknown. After STUCK_AFTER seconds of frames
+    the log names them, once; before, it says nothing."""
+    from host.demo import examples
+    from host.sim_vision import Cameras
+    caplog.set_level(logging.INFO, logger="arbiter")
+    _, example = examples("sparklies")[0]
+    rules = example.rules
+    board = rules.cells(example.positions[0])
+    seen = Cameras(random.Random(7919), (800, 600), glare=False).for_game("sparklies")
+    reader = Tracker(Recognizer(seen.board, "sparklies"))
+    frames = [Frame(float(k), k, seen.image(board, frozenset()), f"f{k}.png", "") for k in range(26)]
+    waiting = lambda obs: occluded_cells(rules, obs, frozenset(obs.cells))  # noqa: E731
+    items = list(observe_frames(frames, reader, waiting=waiting, stuck_after=20.0))
+    last = items[-1]
+    unread = waiting(last)
+    assert unread and all(last.cells[n] == "R?" and board[n] == "R." for n in unread), unread
+    said = [r for r in caplog.records if r.name == "arbiter" and "not read for" in r.getMessage()]
+    assert len(said) == 1 and said[0].levelno == logging.WARNING
+    message = said[0].getMessage()
+    assert message.startswith(f"camera: {' '.join(unread)} not read for 20 s with no arm in view (t=20.0)")
+    assert "the referee decides nothing until it can read them" in message and "camera-setup.md" in message
+
+
+def test_the_stuck_log_ignores_frames_with_an_arm_and_says_when_positions_are_read_again(caplog):
+    caplog.set_level(logging.INFO, logger="arbiter")
+    rules = rules_for("pylos")
+    stuck = _StuckLog(10.0, lambda obs: occluded_cells(rules, obs, frozenset(obs.cells)))
+    start = rules.cells(rules.start())
+    blind = dict(start, **{"1a1": "?"})
+    for t, cells, hand in [(0.0, blind, False), (5.0, blind, True), (9.0, start, True), (9.5, blind, False),
+                           (10.0, blind, False), (12.0, blind, False), (13.0, start, False), (14.0, start, False)]:
+        stuck.frame(Observation(t, cells), hand)
+    said = [r.getMessage() for r in caplog.records if r.name == "arbiter"]
+    # the arm's frames (at 5 and 9 s, one showing 1a1 read) neither ended nor restarted the wait
+    assert said == ["camera: 1a1 not read for 10 s with no arm in view (t=10.0): the referee decides nothing until "
+                    "it can read it; glare, a shadow or the camera's view? (docs/camera-setup.md)",
+                    "camera: 1a1 read again at t=13.0"]
+    # a ball on 1b1 .. 1b2 .. hides nothing the referee needs: an unknown it excuses is no wait
+    stuck = _StuckLog(0.0, lambda obs: occluded_cells(rules, obs, frozenset(obs.cells)))
+    caplog.clear()
+    covered = dict(start, **{"2a1": "L", "1a1": "?", "1a2": "D", "1b1": "D", "1b2": "L"})
+    stuck.frame(Observation(0.0, covered), False)
+    assert not [r for r in caplog.records if r.name == "arbiter"]
+
+
+def test_the_camera_source_waits_on_what_its_game_s_referee_waits_on(tmp_path, renders):
+    """The source names unknowns as the referee of the game it reads does: in Sparks as
+    in Pylos, an unknown base place is a wait unless a ball rests on it."""
+    source = open_camera(f"camera:{write_dir(tmp_path / 'frames', [renders(PYLOS.cells(PYLOS.start()))])}", PYLOS)
+    cells = dict(PYLOS.cells(PYLOS.start()), **{"1a1": "?", "1c3": "?", "1c4": "D", "1d3": "D", "1d4": "D",
+                                                   "2c3": "L"})
+    assert source.waiting(Observation(0.0, cells)) == ["1a1"]
+    sparks = rules_for("sparks")
+    source.follow(sparks)
+    assert source.rules is sparks and source.recognizer.game == "sparks"
+    assert source.waiting(Observation(0.0, dict(sparks.cells(sparks.start()), **{"1b2": "?"}))) == ["1b2"]
