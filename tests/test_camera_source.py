@@ -406,7 +406,7 @@ def test_the_stuck_log_ignores_frames_with_an_arm_and_says_when_positions_are_re
     assert said == ["camera: 1a1 not read for 10 s with no arm in view (t=10.0): the referee decides nothing until "
                     "it can read it; glare, a shadow or the camera's view? (docs/camera-setup.md)",
                     "camera: 1a1 read again at t=13.0"]
-    # a ball on 1b1 .. 1b2 .. hides nothing the referee needs: an unknown it excuses is no wait
+    # a ball resting on 1a1 (2a1, over 1a1 1a2 1b1 1b2) excuses its being unknown: no wait
     stuck = _StuckLog(0.0, lambda obs: occluded_cells(rules, obs, frozenset(obs.cells)))
     caplog.clear()
     covered = dict(start, **{"2a1": "L", "1a1": "?", "1a2": "D", "1b1": "D", "1b2": "L"})

@@ -14,6 +14,8 @@ quadrilaterals seen there instead, from which :func:`vision.pose.complete` may t
 the whole frame's search would, and its window stays where it was until it is seen again.
 Fewer than three (the camera moved, another scene): the whole frame is searched as
 :func:`vision.pose.detect_with_quads` does, until a search of it finds every marker again.
+A search of the whole frame that finds three keeps the fourth's window too (a hand over it
+when the whole frame's turn came).
 A camera nudged a little is followed: its markers are found inside their windows. The whole
 frame is searched at least every :data:`FULL_EVERY` frames as well, so a second sheet with
 a marker's id, which the whole frame's search refuses, is not missed long.
@@ -90,7 +92,14 @@ class MarkerTracker:
                 return found, quads
         found, quads = detect_with_quads(grey, self.board.dictionary, want=self.ids)
         mine = {i: c for i, c in found.items() if i in self.ids}
-        self._last = mine if set(mine) == self.ids else None
+        if set(mine) == self.ids:
+            self._last = mine
+        elif self._last is not None and len(mine) >= MIN_MARKERS:
+            # a marker the whole frame hides (a hand over it) keeps its window, so that the
+            # hand's leaving is a change and the marker is used again at once
+            self._last = {**self._last, **mine}
+        else:
+            self._last = None
         self._shape, self._windowed, self.searched_whole = grey.shape, 0, True
         self._hold(grey, mine)
         return found, quads
