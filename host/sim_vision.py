@@ -67,24 +67,29 @@ class CameraRig:
         for _ in range(CAMERA_TRIES):
             camera = random_camera(board, rng, tilt_deg=(0.0, 30.0), distance_mm=(450.0, 650.0),
                                    fov_deg=(55.0, 70.0), resolutions=(resolution,), roll_deg=4.0)
-            # a camera looking nearly straight down sees some lamp 50-80 degrees up reflected
-            # near it wherever the lamp goes: about half the cameras; another is drawn then
-            for _ in range(LIGHT_TRIES):
-                az = rng.uniform(0, 2 * math.pi)
-                elevation = math.radians(rng.uniform(50, 80))
-                direction = (math.cos(elevation) * math.cos(az), math.cos(elevation) * math.sin(az),
-                             math.sin(elevation))
-                if glare or glare_deg(board, camera.centre, direction) >= NO_GLARE_DEG:
-                    break
-            else:
-                continue
-            break
+            direction = _room_light(board, camera.centre, rng, glare)
+            if direction is not None:
+                break
         else:
             raise ValueError(f"no light without glare found for any of {CAMERA_TRIES} cameras")
         warm = rng.uniform(-1, 1) * 0.08
         lighting = Lighting(direction=direction, colour=(1.0 + warm, 1.0, 1.0 - warm),
                             intensity=rng.uniform(0.7, 1.3), ambient=rng.uniform(0.25, 0.4))
         return cls(camera, lighting, wood_seed=rng.randrange(1000))
+
+
+def _room_light(board: "Board", eye: Any, rng: random.Random, glare: bool) -> tuple[float, float, float] | None:
+    """A room light's direction, 50-80 degrees up; without ``glare``, the first of
+    :data:`LIGHT_TRIES` whose reflection misses the lens. None when none does: a camera
+    looking nearly straight down sees some such lamp reflected near it wherever the lamp
+    goes (about half the cameras)."""
+    for _ in range(LIGHT_TRIES):
+        az = rng.uniform(0, 2 * math.pi)
+        elevation = math.radians(rng.uniform(50, 80))
+        direction = (math.cos(elevation) * math.cos(az), math.cos(elevation) * math.sin(az), math.sin(elevation))
+        if glare or glare_deg(board, eye, direction) >= NO_GLARE_DEG:
+            return direction
+    return None
 
 
 def glare_deg(board: "Board", eye: Any, light: tuple[float, float, float]) -> float:

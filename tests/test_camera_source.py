@@ -395,7 +395,8 @@ def test_positions_that_keep_the_referee_waiting_are_named_once_they_stay_unread
 def test_the_stuck_log_ignores_frames_with_an_arm_and_says_when_positions_are_read_again(caplog):
     caplog.set_level(logging.INFO, logger="arbiter")
     rules = rules_for("pylos")
-    stuck = _StuckLog(10.0, lambda obs: occluded_cells(rules, obs, frozenset(obs.cells)))
+    waiting = lambda obs: occluded_cells(rules, obs, frozenset(obs.cells))  # noqa: E731
+    stuck = _StuckLog(10.0, waiting)
     start = rules.cells(rules.start())
     blind = dict(start, **{"1a1": "?"})
     for t, cells, hand in [(0.0, blind, False), (5.0, blind, True), (9.0, start, True), (9.5, blind, False),
@@ -407,7 +408,7 @@ def test_the_stuck_log_ignores_frames_with_an_arm_and_says_when_positions_are_re
                     "it can read it; glare, a shadow or the camera's view? (docs/camera-setup.md)",
                     "camera: 1a1 read again at t=13.0"]
     # a ball resting on 1a1 (2a1, over 1a1 1a2 1b1 1b2) excuses its being unknown: no wait
-    stuck = _StuckLog(0.0, lambda obs: occluded_cells(rules, obs, frozenset(obs.cells)))
+    stuck = _StuckLog(0.0, waiting)
     caplog.clear()
     covered = dict(start, **{"2a1": "L", "1a1": "?", "1a2": "D", "1b1": "D", "1b2": "L"})
     stuck.frame(Observation(0.0, covered), False)

@@ -69,10 +69,10 @@ def test_a_moved_camera_starts_afresh_and_unchanged_pixels_outvote_a_reading_tha
 def test_a_plate_put_down_as_the_lens_is_learnt_is_read_and_not_taken_for_the_bare_wood():
     """The demo's Sparklies game (`arbiter demo --camera`) through the camera it had before
     its lamp was moved off the lens's reflection: a black plate goes down round i6 just
-    before the tracker has pooled enough frames to learn the lens. Taking the pixels again at the new pose used to keep every reading, so i6 stayed
-    ``B.`` (bare) with the plate there, and the referee flagged an illegal move; and the
-    bare wood seen round it was forgotten, so the plate was never read and the referee waited
-    for ever."""
+    before the tracker has pooled enough frames to learn the lens. Taking the pixels again
+    at the new pose used to keep every reading, so i6 stayed ``B.`` (bare) with the plate
+    there, and the referee flagged an illegal move; and the bare wood seen round it was
+    forgotten, so the plate was never read and the referee waited for ever."""
     from host.demo import ILLEGAL_AT, examples
     _, example = examples("sparklies")[0]
     rules = example.rules
