@@ -203,6 +203,8 @@ class CameraSource:
         self.opener, self.intrinsics, self.calibration, self.clock = opener, intrinsics, calibration, clock
         self.rules = rules
         self.recognizer = self._recognizer(rules.game)
+        #: the daemon waits for the players to set up a game's start (:meth:`expect_start`)
+        self.expecting = False
         self.buffer: FrameBuffer | None = None
         if config["debug_dir"]:
             seconds, count = buffer_size(self.rate(), config["debug_before"], config["debug_after"])
@@ -263,8 +265,24 @@ class CameraSource:
                 self.recognizer = self._recognizer(rules.game)
             self.rules = rules
 
+    def expect_start(self, waiting: bool) -> None:
+        """Whether the daemon waits for the players to set up a game's start (a Sparklies
+        referee with no game yet, or after one finished). A Sparklies start has no control
+        plate: while waiting, a frame with no arm in view that reads every tile and no plate
+        is the players' setup, and the borders it leaves unread are taken for the bare wood
+        (vision/track.py, ``Tracker.bare``), so that the referee can read the board whole and
+        start the game. Some views leave borders unread in every frame: too thin, the pose
+        too loose there, a red tile's colour spilt over them."""
+        self.expecting = waiting
+
     def read(self, image: Any, t: float = 0.0) -> "Recognition":
-        return self.recognizer.read(image, t)
+        result = self.recognizer.read(image, t)
+        if self.expecting and self.rules.game == "sparklies" and result.ok and not result.hand:
+            took = self.recognizer.bare(result.observation.cells)
+            if took:
+                log.info("camera: a Sparklies board set up with no plate seen (t=%s): the borders of %s, not read, "
+                         "are taken for bare wood", t, " ".join(took))
+        return result
 
     def frames(self) -> Iterator["Frame"]:
         from vision.capture import Capture

@@ -70,6 +70,7 @@ class Daemon:
         self._active: list[str] = []  # the Sparklies chain squares last published
         self._last_t = 0.0
         self._resume_t: float | None = None  # skip source time the recorded game already covers
+        self._expecting: bool | None = None  # what the source was last told of a start being set up
         #: the board's own lights (a controller's strip, a Pi's LEDs), fed like an MQTT LED client
         self.indicator = Indicator() if source.board is not None else None
 
@@ -200,8 +201,18 @@ class Daemon:
         finally:
             self._items.put(_END)
 
+    def _tell_source(self) -> None:
+        """Tell the source whether the daemon waits for a Sparklies start to be set up (a
+        camera takes a board with no plate seen for it: host/camera_source.py)."""
+        referee = self.referee
+        waiting = referee.sparklies and (referee.position is None or referee.status == FINISHED)
+        if waiting != self._expecting:
+            self._expecting = waiting
+            self.source.expect_start(waiting)
+
     def run(self) -> int:
         self.resume_or_begin()
+        self._tell_source()
         reader = threading.Thread(target=self._read_source, name="source", daemon=True)
         reader.start()
         while not self.stop_requested.is_set():
@@ -217,6 +228,7 @@ class Daemon:
                 log.warning("%s: %s (skipped)", self.source.name, item)
             elif isinstance(item, (Observation, Press)):
                 self.observe(item)
+                self._tell_source()
             elif isinstance(item, Notice):  # the sensors about themselves: recorded and published
                 self.handle([Event(item.kind, item.t, item.to_json())])
             self.take_commands()
@@ -299,6 +311,7 @@ class Daemon:
             if self.game_id is not None:
                 self.recorder.set_players(self.game_id, dict(command.players))
         self.handle(events)
+        self._tell_source()
         self.publish_state()
         self.link.reply(command, True)
 

@@ -47,6 +47,12 @@ class Source:
         if self.board is not None:
             self.board.follow(rules)
 
+    def expect_start(self, waiting: bool) -> None:
+        """Whether the daemon waits for the players to set up a game's start: a camera then
+        takes a Sparklies board with no plate seen for that start (host/camera_source.py)."""
+        if self.camera is not None:
+            self.camera.expect_start(waiting)
+
     def paced(self, after: float | None = None) -> Iterator[Observation | Press | ObservationError]:
         """The items at their speed, leaving out observations and presses up to source time
         ``after`` (what a resumed game already covers) without waiting for them; a

@@ -426,3 +426,32 @@ def test_the_camera_source_waits_on_what_its_game_s_referee_waits_on(tmp_path, r
     source.follow(sparks)
     assert source.rules is sparks and source.recognizer.game == "sparks"
     assert source.waiting(Observation(0.0, dict(sparks.cells(sparks.start()), **{"1b2": "?"}))) == ["1b2"]
+
+
+def test_a_sparklies_game_starts_from_the_camera_alone_where_single_frames_leave_borders_unread(tmp_path, caplog):
+    """The demo's Sparklies example, its first turn played by the simulator with the
+    players' hands, rendered at 640x480 and read by the daemon from ``camera:DIR/``. Single
+    frames leave about 20 borders unread there in every frame, and the referee takes a start
+    only from a board read whole: before, no game was ever started. The daemon tells the
+    camera it waits for a start; the camera takes the still board with every tile read and
+    no plate seen for it (its unread borders are bare wood) and the game is recorded."""
+    from host.demo import examples
+    from host.sim import SimConfig, simulate_game
+    from host.sim_vision import Cameras
+    caplog.set_level(logging.INFO, logger="arbiter")
+    _, example = examples("sparklies")[0]
+    rules = example.rules
+    sim = simulate_game(rules, random.Random(1), SimConfig(seed=1, game="sparklies", camera=True),
+                        script=[rules.format_turn(t) for t in example.turns[:1]], start=example.positions[0])
+    seen = Cameras(random.Random(0), (640, 480), glare=False).for_game("sparklies")
+    frames = write_dir(tmp_path / "frames", [seen.image(truth.board, truth.hand) for truth in sim.frames])
+    config = from_mapping({"game": "sparklies"})
+    source = open_source(f"camera:{frames}/", rules, speed=0, camera=config.camera)
+    with Recorder(tmp_path / "games.sqlite3", board_id=config.board_id) as recorder:
+        assert Daemon(config, rules, source, recorder=recorder).run() == 0
+        result = replay(read_text(recorder.export(1)))
+    assert result.ok, result.error
+    assert [rules.format_position(p) for p in result.positions] == [rules.format_position(p)
+                                                                   for p in example.positions[:2]]
+    said = [r.getMessage() for r in caplog.records if "set up with no plate seen" in r.getMessage()]
+    assert said and "are taken for bare wood" in said[0], said

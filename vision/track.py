@@ -64,6 +64,17 @@ MIN_SAMPLES = 8
 PLATE_DARK = 0.6
 PLATE_BRIGHT = 1.15
 BARE_RATIO = 0.06
+#: ... but bare only where a white plate could not pass for it: the camera clips at this (the
+#: 8-bit level 255, plus the 1 the ratios are taken with), and over wood lit to within
+#: BARE_RATIO of it a white plate, clipped, would be as bright as the wood
+CLIP_LUM = 256.0
+#: a Sparklies setup's unread border is taken for bare wood only where its light, relative to
+#: its own tile's (log ratio of the medians), is within this of the other borders round tiles
+#: of that colour (at least SETUP_ALIKE of them). On rendered boards at 640x480 to 1280x720
+#: bare borders were within 0.09 of their colour's median, white plates 0.18 or more above
+#: it and black plates 0.71 or more below it
+SETUP_SPREAD = 0.12
+SETUP_ALIKE = 5
 #: more than this share of the positions changed since read, on retaking the pixels at a
 #: slightly moved pose between two clear frames: the camera moved (a move changes only the
 #: few places a hand was over), so everything starts afresh
@@ -142,6 +153,23 @@ def _pixels(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return (px if image.ndim == 3 else px[..., None]), inside
 
 
+#: of a grid cell's 8 x 8 samples over its control plate's square, the inner 6 x 6: on the tile
+_TILE = np.array([r * 8 + c for r in range(1, 7) for c in range(1, 7)])
+
+
+def _median(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Per row, the median of ``values`` where ``ok``; NaN for a row with fewer than 8."""
+    out = np.full(len(values), np.nan)
+    for i in np.flatnonzero(ok.sum(axis=1) >= 8):
+        out[i] = np.median(values[i][ok[i]])
+    return out
+
+
+def _bright_enough(bare: np.ndarray) -> bool:
+    """Whether a white plate over this bare wood (its ring's brightness) would show as one."""
+    return float(np.median(bare)) * (1.0 + BARE_RATIO) < CLIP_LUM
+
+
 def _differs(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
     """Whether a position's samples (where ``ok``) changed from ``ref``."""
     differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
@@ -165,6 +193,9 @@ class Tracker:
         self._history: dict[int, list[tuple[str, np.ndarray]]] = {}
         #: grids: per cell, the ring's pixels and their brightness when it was bare wood
         self._bare: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        #: grids, the frame just read if it had no arm in view: every cell's ring pixels, their
+        #: brightness and which are in the image, and the frame in grey
+        self._rings: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         #: positions whose kept reading is the known start's, not the model's
         self._trusted: set[int] = set()
         self._supports = self._support_indices()
@@ -190,7 +221,33 @@ class Tracker:
     def reset(self) -> None:
         """Forget everything kept (the board was set up anew, the camera moved)."""
         self._pose, self._samples, self._kept, self._history, self._trusted = None, None, {}, {}, set()
-        self._bare = {}
+        self._bare, self._rings = {}, None
+
+    def bare(self, cells: Mapping[str, str]) -> list[str]:
+        """``cells``: what the frame just read showed, with no arm in view, every tile's
+        colour read and no plate seen; taken for a Sparklies board set up for a game, which
+        has no plate (the players' word, as at calibration). Its unread borders are the bare
+        wood that a plate put down later is measured against, except where a border looks
+        unlike the other borders round tiles of that colour (:data:`SETUP_SPREAD`): a plate
+        the frame could not read may lie there. A cell whose bare wood is kept keeps it. The
+        cells that took it (none for another board)."""
+        if self._rings is None or any(c[0] == "?" or c[1] not in ".?" for c in cells.values()):
+            return []
+        assert self._samples is not None
+        pts, lum, inside, grey = self._rings
+        tile, on = _pixels(grey, self._samples.pixels[:, _TILE])
+        framing = np.log(_median(lum, inside) / _median(tile[..., 0] + 1.0, on))
+        took = []
+        for colour in sorted({c[0] for c in cells.values()}):
+            alike = [i for i, n in enumerate(self.names) if cells[n][0] == colour and not np.isnan(framing[i])]
+            if len(alike) < SETUP_ALIKE:
+                continue
+            usual = float(np.median(framing[alike]))
+            for i in alike:
+                if cells[self.names[i]][1] == "?" and i not in self._bare and abs(framing[i] - usual) <= SETUP_SPREAD:
+                    self._bare[i] = (pts[i], lum[i].copy())
+                    took.append(self.names[i])
+        return sorted(took, key=self.names.index)
 
     def _shift(self, pose: Pose) -> float:
         """How far (pixels, anywhere on the plate) ``pose`` moves the board from the pose the
@@ -229,6 +286,7 @@ class Tracker:
 
     def read(self, image: np.ndarray, t: float = 0.0) -> Recognition:
         """The frame's observation, with what unchanged pixels show carried over."""
+        self._rings = None
         result = self.recognizer.read(image, t)
         if not result.ok or result.pose is None:
             self._last_clear = False  # (a hand over the markers, perhaps)
@@ -356,6 +414,7 @@ class Tracker:
         grey = image if image.ndim == 2 else image.mean(axis=2)
         lum, inside = _pixels(grey, pts)
         lum = lum[..., 0] + 1.0
+        self._rings = (pts, lum, inside, grey)
         for i, name in enumerate(self.names):
             code = cells[name]
             if len(code) != 2 or code[0] == "?":
@@ -366,7 +425,7 @@ class Tracker:
             elif code[1] == "?" and bare is not None and inside[i].sum() >= 8:
                 ratio = float(np.median(lum[i][inside[i]] / bare[inside[i]]))
                 plate = "b" if ratio < PLATE_DARK else "w" if ratio > PLATE_BRIGHT else None
-                if plate is None and abs(ratio - 1.0) < BARE_RATIO:
+                if plate is None and abs(ratio - 1.0) < BARE_RATIO and _bright_enough(bare[inside[i]]):
                     plate = "."
                 if plate is not None:
                     cells[name] = code[0] + plate
