@@ -272,16 +272,23 @@ class CameraSource:
         is the players' setup, and the borders it leaves unread are taken for the bare wood
         (vision/track.py, ``Tracker.bare``), so that the referee can read the board whole and
         start the game. Some views leave borders unread in every frame: too thin, the pose
-        too loose there, a red tile's colour spilt over them."""
+        too loose there, a red tile's colour spilt over them. Once a frame reads the start
+        whole, no more is taken until the daemon says again that it waits."""
         self.expecting = waiting
 
     def read(self, image: Any, t: float = 0.0) -> "Recognition":
         result = self.recognizer.read(image, t)
         if self.expecting and self.rules.game == "sparklies" and result.ok and not result.hand:
-            took = self.recognizer.bare(result.observation.cells)
-            if took:
-                log.info("camera: a Sparklies board set up with no plate seen (t=%s): the borders of %s, not read, "
-                         "are taken for bare wood", t, " ".join(took))
+            cells = result.observation.cells
+            if all(code[0] != "?" and code[1] == "." for code in cells.values()):
+                # the start, read whole: the referee takes it from here. The daemon reads the
+                # source on its own thread, which may run ahead of it (a video file)
+                self.expecting = False
+            else:
+                took = self.recognizer.bare(cells)
+                if took:
+                    log.info("camera: a Sparklies board set up with no plate seen (t=%s): the borders of %s, not "
+                             "read, are taken for bare wood", t, " ".join(took))
         return result
 
     def frames(self) -> Iterator["Frame"]:

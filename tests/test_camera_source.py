@@ -455,3 +455,24 @@ def test_a_sparklies_game_starts_from_the_camera_alone_where_single_frames_leave
                                                                    for p in example.positions[:2]]
     said = [r.getMessage() for r in caplog.records if "set up with no plate seen" in r.getMessage()]
     assert said and "are taken for bare wood" in said[0], said
+
+
+def test_the_camera_takes_a_sparklies_setup_only_while_the_daemon_waits_and_until_it_reads_the_start(tmp_path):
+    """A still Sparklies start at 640x480: a camera not told that the daemon waits leaves its
+    unread borders unread; told so, it reads the start whole from the second frame and then
+    stops taking a setup (the daemon reads the source on its own thread, which may run ahead
+    of the referee), until the daemon says again that it waits."""
+    from host.demo import examples
+    from host.sim_vision import Cameras
+    _, example = examples("sparklies")[0]
+    rules = example.rules
+    start = rules.cells(example.positions[0])
+    seen = Cameras(random.Random(0), (640, 480), glare=False).for_game("sparklies")
+    frames = write_dir(tmp_path / "frames", [seen.image(start, frozenset()) for _ in range(4)])
+    idle = open_camera(f"camera:{frames}/", rules)
+    assert [n for n, code in list(idle)[-1].cells.items() if code[1] == "?"]
+    camera = open_camera(f"camera:{frames}/", rules)
+    camera.expect_start(True)
+    seen_cells = [obs.cells for obs in camera]
+    assert [cells == start for cells in seen_cells] == [False, True, True, True]
+    assert camera.expecting is False
