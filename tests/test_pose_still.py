@@ -140,7 +140,9 @@ def test_a_camera_moved_a_little_or_a_hand_over_a_marker_is_measured_again():
     cv2.fillConvexPoly(covered, np.rint(quad).astype(np.int32), (140, 184, 214))
     result = rec.read(covered)
     assert result.ok and not rec.markers.held and result.pose.markers == (0, 2, 3)
-    assert rec.read(covered).pose is result.pose and rec.markers.held  # the hand kept still
+    # the hand kept still: a frame that missed a marker is searched again (the marker might
+    # be back), and the same pose is kept
+    assert rec.read(covered).pose is result.pose and not rec.markers.held
     result = rec.read(moved)
     assert not rec.markers.held and result.pose.markers == (0, 1, 2, 3)  # the hand left
     assert rec.read(moved).pose is result.pose and rec.markers.held

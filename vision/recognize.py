@@ -175,12 +175,15 @@ class Recognizer:
 
     def steady(self, pose: Pose) -> Pose:
         """The previous frame's pose when the new one moves no point of the board by more
-        than :data:`STEADY_PX` (a camera on a stand): its sample geometry is kept."""
+        than :data:`STEADY_PX` (a camera on a stand) and rests on no more markers: its
+        sample geometry is kept. A pose from more markers pins the board down better (the
+        cells far from a marker hidden a frame before were unknown for it)."""
         last = self._geometry or self._grid_geometry
         if last is None:
             return pose
         old = last[0]
-        return old if pose_shift(self.board, old, pose) < STEADY_PX else pose
+        keep = len(old.markers) >= len(pose.markers) and pose_shift(self.board, old, pose) < STEADY_PX
+        return old if keep else pose
 
     def pose(self, image: np.ndarray) -> Pose:
         """The frame's pose from the markers (PoseError if none), looked for first where
