@@ -55,6 +55,17 @@ def blot(image: np.ndarray, board, camera: Camera, marker_id: int) -> np.ndarray
     return out
 
 
+def followed() -> tuple[Camera, np.ndarray, MarkerTracker]:
+    """A pyramid on a stand at 1280x720, its markers found twice (the second time in their
+    windows)."""
+    cam = Camera.look_at((20, -220, 480), (0, 0, 0), 60, 1280, 720)
+    image = frame(PYRAMID, cam, random.Random(3))
+    tracker = MarkerTracker(PYRAMID)
+    tracker.find(grey(image))
+    tracker.find(grey(image))
+    return cam, image, tracker
+
+
 @pytest.mark.parametrize("board", [PYRAMID, GRID], ids=lambda b: b.name)
 def test_windows_find_the_corners_the_whole_frame_search_finds(board):
     """Random cameras over the envelope (640x480 to 1920x1080): a second frame of the same
@@ -86,12 +97,7 @@ def test_a_covered_marker_is_looked_for_in_its_window_and_the_pose_is_the_whole_
     the one the whole frame's search gives; a marker smudged past decoding is taken from the
     quadrilateral its window still shows, as the whole frame's search takes it. Uncovered, it
     is found in its window again. Two covered leave too few: the whole frame is searched."""
-    rng = random.Random(3)
-    cam = Camera.look_at((20, -220, 480), (0, 0, 0), 60, 1280, 720)
-    image = frame(PYRAMID, cam, rng)
-    tracker = MarkerTracker(PYRAMID)
-    tracker.find(grey(image))
-    tracker.find(grey(image))
+    cam, image, tracker = followed()
     assert not tracker.searched_whole
     for covered, seen in ((blot(image, PYRAMID, cam, 2), (0, 1, 3)), (smudge(image, PYRAMID, cam, 2), (0, 1, 2, 3))):
         found, quads = tracker.find(grey(covered))
@@ -137,12 +143,7 @@ def test_a_frame_that_misses_a_marker_it_follows_is_not_held():
     decoded in one frame after a hand left) is searched again in the next frame even when
     nothing in it changed: held, its three markers' pose stood until the whole frame's
     turn, 1.6 s, with a corner cell left unknown."""
-    rng = random.Random(3)
-    cam = Camera.look_at((20, -220, 480), (0, 0, 0), 60, 1280, 720)
-    image = frame(PYRAMID, cam, rng)
-    tracker = MarkerTracker(PYRAMID)
-    tracker.find(grey(image))
-    tracker.find(grey(image))
+    cam, image, tracker = followed()
     assert tracker.unmoved(image)  # every marker decoded: the frame is held
     covered = smudge(image, PYRAMID, cam, 2)
     found, _ = tracker.find(grey(covered))

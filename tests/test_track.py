@@ -148,13 +148,13 @@ def _read(tracker: Tracker, seen, board: dict[str, str], frames: int, gain: floa
 
 
 def test_a_sparklies_setup_gives_its_unread_borders_as_bare_wood_but_not_where_a_plate_may_lie():
-    """At 640x480 a still Sparklies start leaves 20 borders unread in every frame (too thin,
-    or the markers pin them down too loosely); the referee cannot start a game from it.
-    Taken for the players' setup (``Tracker.bare``, what the daemon's camera does while it
-    waits for a start), those borders are the bare wood, and a black plate put down later
-    is read against it. On the board after the first turn the black plate at i6 is not read
-    in a single frame either; there the setup is not taken for it: its border is far
-    darker, relative to its tile, than the other green tiles' borders."""
+    """At 640x480 a still Sparklies start leaves some 20 borders unread (too thin, or the
+    markers pin them down too loosely); the referee cannot start a game from it. Taken for
+    the players' setup (``Tracker.bare``, what the daemon's camera does while it waits for
+    a start), those borders are the bare wood, and a black plate put down later is read
+    against it. On the board after the first turn the black plate at i6 is not read in a
+    single frame either; there the setup is not taken for it: its border is far darker,
+    relative to its tile, than the other green tiles' borders."""
     start, first = _sparklies_boards(1)
     seen = Cameras(random.Random(0), (640, 480), glare=False).for_game("sparklies")
     tracker = Tracker(Recognizer(seen.board, "sparklies"))
