@@ -95,8 +95,9 @@ class MarkerTracker:
         if set(mine) == self.ids:
             self._last = mine
         elif self._last is not None and len(mine) >= MIN_MARKERS:
-            # a marker the whole frame hides (a hand over it) keeps its window, so that the
-            # hand's leaving is a change and the marker is used again at once
+            # a marker the whole frame hides (a hand over it) keeps its window: it is still
+            # followed, so this frame is not held (:meth:`_hold`) and the next ones search
+            # its window, finding it as soon as the hand has gone
             self._last = {**self._last, **mine}
         else:
             self._last = None

@@ -81,6 +81,8 @@ SETUP_ALIKE = 5
 MOVED_SHARE = 0.25
 #: earlier readings remembered per position
 HISTORY = 4
+#: grids: a cell's samples lie on this many by this many points over its control plate's square
+PLATE_GRID = 8
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
 BLEND = 0.05
 
@@ -109,7 +111,7 @@ class Samples:
         else:
             h = board.control_size / 2
             z = board.control_thickness + board.tile_thickness
-            grid = np.linspace(-h, h, 8)
+            grid = np.linspace(-h, h, PLATE_GRID)
             offsets = np.array([(x, y, z) for x in grid for y in grid])
             pts = [np.asarray(p.centre, dtype=np.float64) + offsets for p in board.positions]
         n, width = len(pts), max(len(q) for q in pts)
@@ -153,8 +155,9 @@ def _pixels(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     return (px if image.ndim == 3 else px[..., None]), inside
 
 
-#: of a grid cell's 8 x 8 samples over its control plate's square, the inner 6 x 6: on the tile
-_TILE = np.array([r * 8 + c for r in range(1, 7) for c in range(1, 7)])
+#: of a grid cell's PLATE_GRID x PLATE_GRID samples over its control plate's square, all but
+#: the outer ring: on the tile
+_TILE = np.array([r * PLATE_GRID + c for r in range(1, PLATE_GRID - 1) for c in range(1, PLATE_GRID - 1)])
 
 
 def _median(values: np.ndarray, ok: np.ndarray) -> np.ndarray:
