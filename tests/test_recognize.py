@@ -583,6 +583,11 @@ def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown()
     assert read(wood(0.01, -0.02), [wood(0.35, 0.2, seen=0.5)]) == "L"  # fellows seen too little
     assert read(wood(0.01, -0.02), []) == "L"
     assert read(wood(0.01, -0.02), pinker, above="D") == "?"     # a ball on it may yet be withdrawn
+    # through a webcam the two woods come together (fresh 5100568 1c2: 0.02 from the plate,
+    # 0.12 from its fellows, themselves 0.10 from it), but the hollow stays far nearer the plate
+    paler = [wood(0.1, 0.0), wood(0.09, 0.02), wood(0.11, -0.01)]
+    assert read(wood(-0.02, 0.0), paler) == "?"                  # 0.10 nearer the plate
+    assert read(wood(0.03, 0.0), paler) == "L"                    # 0.04 nearer only
 
 
 def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unknown():
@@ -871,6 +876,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4600987, "soft-light", "2c3", "L", "in shadow (level -1.12) with the plate's colour"),
     (PYRAMID, 4700565, "webcam", "1b3", "W", "2.23 lighter than this frame's other black balls"),
     (PYRAMID, 4800114, "webcam", "1d4", ".", "no outline against the plate (0.07), in deep shade (-1.36)"),
+    (PYRAMID, 5100568, "webcam", "1c2", ".", "0.02 from it, 0.12 from this frame's light wooden balls"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -904,6 +910,9 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 4800114 (Pylos, through a webcam at 640x480): an empty base hollow crossed by its
       neighbours' shadows read light wood at P(ball) 1.00, with no outline against the
       plate (0.07), its foot in deep shade (-1.36) and shaded unlike a sphere (fit 0.72);
+    - 5100568 (Pylos, through a webcam): an empty base hollow 42 % in view read light wood at
+      P(ball) 0.999, 0.02 from the plate's tint where the frame's light wooden balls,
+      brought near the plate by the webcam, are 0.10 from it (``plate_coloured``);
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one);
       and 4600475, an arm over two green tiles and the wood round them, read red: the

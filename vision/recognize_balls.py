@@ -306,8 +306,10 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
 def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
     """A light wooden base ball of the plate's own colour is unknown where the frame's other
     light wooden base balls are not of it: an empty hollow ringed by balls is shaded by
-    them much as a ball is, and shows the plate's wood. Where the balls' wood matches the
-    plate's (as the reference board's does) this says nothing, and it is left alone. (A ball
+    them much as a ball is, and shows the plate's wood. So is one far nearer the plate's
+    colour than its fellows' (``th.wood_nearer``), however near the plate theirs lies: a
+    webcam's colour processing brings the two woods together. Where the balls' wood matches
+    the plate's (as the reference board's does) this says nothing, and it is left alone. (A ball
     read resting on it does not settle it: that reading may yet be withdrawn, and none of
     the light wooden balls read right on the 12,000 frames studied fell in this rule.)"""
     wooden = {i: np.array(r.colour[2:4]) for i, r in readings.items()
@@ -322,11 +324,12 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
             continue
         usual = np.median(np.array(fellows), axis=0)
         apart = float(np.hypot(*usual))
-        if apart >= th.wood_apart and float(np.hypot(*(chroma - usual))) > plate:
+        fellow = float(np.hypot(*(chroma - usual)))
+        if (apart >= th.wood_apart and fellow > plate) or fellow - plate >= th.wood_nearer:
             r = readings[i]
-            out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it) where this frame's "
-                             f"light wooden balls are {apart:.2f} from it: may be the hollow", r.p, r.shares,
-                             seen=r.seen)
+            out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this "
+                             f"frame's light wooden balls, which are {apart:.2f} from it): may be the hollow",
+                             r.p, r.shares, seen=r.seen)
     return out
 
 

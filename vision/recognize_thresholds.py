@@ -96,6 +96,13 @@ class Thresholds:
     #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
     wood_plate: float = 0.06
     wood_apart: float = 0.15
+    #: ... and so is one within ``wood_plate`` of the plate that lies ``wood_nearer`` or more
+    #: farther from its fellows' median than from the plate, wherever that median lies: an
+    #: empty hollow through a webcam (fresh 5100568 1c2) was 0.02 from the plate and 0.12
+    #: from its fellows, themselves only 0.10 from the plate. Of the 5,571 light wooden base
+    #: balls read with fellows on the benchmark's 6,000 frames, the one that is light wood and
+    #: this much nearer the plate falls in the first rule too; the nearest other, 0.027
+    wood_nearer: float = 0.08
     #: a ball read light wood that is both redder (log red/green) and darker (log level) than
     #: the median of this frame's other balls read light wood by ``odd_light``, or one read
     #: dark wood both less red and no darker than the frame's other dark wooden balls by
