@@ -54,13 +54,13 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     to a ball (:func:`_leaning_on`) leaves it unknown (a ball read there is the support
     rules' contradiction already, :func:`settle`): a light wooden level-2 ball read empty
     at P(empty) 0.994 was confirmed by the light wooden ball below it, and the ball on it,
-    at P(ball) 0.74, was emptied. Level by level from the bottom, so that the doubt climbs
-    to the places resting on one; so does one ball it would show that looks there unlike
-    itself beside it (:func:`unlike_beside`): a white level-2 ball was confirmed by the white
-    ball below it, where a black one behind would have shown 4.5 brighter than beside it.
-    Whatever confirms it, two or more such balls leave it unknown: a black level-2 ball was
-    confirmed by the black ball below it, while the red and white balls it would also show
-    looked black there."""
+    at P(ball) 0.74, was emptied. So, too, does one ball it would show that looks there
+    unlike itself beside it (:func:`unlike_beside`): a white level-2 ball was confirmed by
+    the white ball below it alone, where the black ball behind would have shown 4.5 brighter
+    than beside it. Level by level from the bottom, so that the doubt climbs to the places
+    resting on one. Whatever confirms it, two or more such balls leave it unknown: a black
+    level-2 ball was confirmed by the black ball below it, while the red and white balls it
+    would also show looked black there."""
     out = dict(readings)
     own: dict[int, tuple[np.ndarray, Colours]] = {}
     for i in sorted(out, key=lambda j: layout.levels[j]):
