@@ -22,8 +22,8 @@ from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
-                                    odd_black, odd_red, odd_wood, plate_coloured, red_through, settle,
-                                    unconfirmed, under_a_ball)
+                                    odd_black, odd_red, odd_wood, plate_between, plate_coloured, red_through,
+                                    settle, unconfirmed, under_a_ball)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_grid import _overshoot_error
 from vision.recognize_hands import HandSigns
@@ -878,6 +878,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4800114, "webcam", "1d4", ".", "no outline against the plate (0.07), in deep shade (-1.36)"),
     (PYRAMID, 5100568, "webcam", "1c2", ".", "0.02 from it, 0.12 from this frame's light wooden balls"),
     (PYRAMID, 5200589, "far-colour", "2a1", "W", "1a3 would show through it, but looks there unlike itself"),
+    (PYRAMID, 5100281, "far-colour", "2b2", ".", "shows the plate's tint (0.12 from it, 1.43 from"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -914,6 +915,9 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 5100568 (Pylos, through a webcam): an empty base hollow 42 % in view read light wood at
       P(ball) 0.999, 0.02 from the plate's tint where the frame's light wooden balls,
       brought near the plate by the webcam, are 0.10 from it (``plate_coloured``);
+    - 5100281 (Sparks, with far colours): an empty level-2 place over three black balls read
+      black at P(ball) 0.9998, where the plate between them shows the plate's tint, 1.43
+      from the black balls' (``plate_between``);
     - 5200589 (Sparks, with far colours, 640x480 from the side): a white level-2 ball in
       shade read empty at P(empty) 0.99, confirmed by the white ball below it alone, where
       the black ball behind, 1a3, would have shown 4.5 brighter than beside the place
@@ -997,6 +1001,43 @@ def test_what_an_empty_place_would_show_must_look_as_it_does_beside_it():
     assert read(grey, red, grey, red) == "?"          # two of another colour
     dark_red = (0.012, 0.001, 0.001)                  # red, but darker than chromaticity is told at
     assert read((0.005, 0.005, 0.005), dark_red) == "."  # not unlike: 1a1 alone may confirm it
+
+
+def test_an_upper_ball_showing_the_plates_tint_where_the_plate_would_show_is_unknown():
+    """Where a ball above the base would, were the place empty, show the plate between the
+    balls below, and shows there the plate's own tint, far from the tint of the frame's
+    other balls of its colour, the place may be empty (fresh 5100281 2b2 in
+    test_fresh_frames_once_misread_in_a_look)."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    samples = 12
+    place = index["2a1"]
+    through = np.zeros((n, samples, n), dtype=bool)
+    through[place, :8, index["1a1"]] = True  # the rest of 2a1's samples would meet no ball
+    body = np.arange(n * samples).reshape(n, samples)
+    geo = SimpleNamespace(body=body, body_ok=np.ones((n, samples), dtype=bool),
+                          hidden=np.zeros((n, samples, n), dtype=bool), through=through)
+    plate = np.array([0.5, 0.4, 0.3])
+
+    def read(gap: tuple, fellow_tint: tuple = (-0.3, 1.3), code: str = "B") -> str:
+        lin = np.tile(plate * 0.01, (n * samples, 1))
+        lin[body[place, 8:]] = gap
+        ball = (-4.5, -3.5, *fellow_tint, 0.3, 0.0)
+        r = {i: Reading(".", "seen empty") for i in range(n)}
+        r[place] = Reading(code, "seen", colour=(-4.0, -3.0, -0.05, 0.28, 0.3, 0.0))
+        r[index["1b4"]] = r[index["1c4"]] = Reading(code, "seen", colour=ball)
+        out = plate_between(layout, geo, r, lin, np.ones(len(lin), dtype=bool), np.ones(n, dtype=bool),  # type: ignore[arg-type]
+                            plate, Thresholds())
+        assert all(out[i] == r[i] for i in range(n) if i != place)
+        return out[place].code
+
+    shade = tuple(plate * 0.05)                      # the plate's tint, in shade (level -3.0)
+    assert read(shade) == "?"
+    assert read(shade, fellow_tint=(-0.1, 0.4)) == "B"  # black balls of about the plate's tint
+    assert read(tuple(plate * 0.01)) == "B"          # too dark to have a tint (-4.6)
+    assert read((0.02, 0.025, 0.05)) == "B"          # bluer than the plate, as the black balls are
+    assert read(shade, code="L") == "L"               # not for the woods
 
 
 def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():

@@ -23,8 +23,10 @@ and the balls it would show must not look there unlike themselves beside it
 read elsewhere (:func:`beneath_doubt`; both in vision/recognize_through.py), and a ball there
 that the model is not quite sure of must not be mostly what the balls below would show
 through the place empty, nor, however sure, right before a lower ball not seen
-(:func:`alike_below`). An empty base hollow in shadow with the plate's colour, under a
-place the model leans to a ball at, is unknown (:func:`under_a_ball`). The support rules
+(:func:`alike_below`), nor show the plate's own tint where it would show the plate
+between the balls below (:func:`plate_between`, vision/recognize_through.py). An empty
+base hollow in shadow with the plate's colour, under a place the model leans to a ball
+at, is unknown (:func:`under_a_ball`). The support rules
 close the reading: a ball seen over a support read empty makes both unknown, a position
 over a support read empty is empty (nothing floats), and a ball whose supports are not all
 seen as balls (or too little in view to be read) is unknown.
@@ -44,7 +46,7 @@ from .recognize_features import in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
-from .recognize_through import beneath_doubt, through, unconfirmed
+from .recognize_through import beneath_doubt, plate_between, through, unconfirmed
 
 
 #: balls of the plate's lightness, told from it by shading alone
@@ -238,6 +240,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = lookalikes(layout, geo, readings, th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
+    readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th)
     readings = alike_below(layout, geo, readings, inside, maybe, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th)

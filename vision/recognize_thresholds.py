@@ -159,6 +159,14 @@ class Thresholds:
     #: ball read empty at 3.7; on 1,000 frames no empty place was over 1.5, one over 0.5)
     gap_samples: int = 4
     gap_chroma: float = 1.5
+    #: a ball above the base (not wooden) whose samples over that plate, brighter than
+    #: ``unlike_dark``, lie within ``gap_plate`` of the plate's chromaticity and
+    #: ``gap_fellows`` or more from the frame's other balls of its colour is unknown
+    #: (:func:`plate_between`): an empty place read black (fresh 5100281 2b2) was 0.12 and
+    #: 1.43; of the 4,272 balls above the base so bright there on the Sparks frames of the
+    #: benchmark's first 1,000 seeds of each look, none was within 0.2 and 1.0 or more
+    gap_plate: float = 0.2
+    gap_fellows: float = 1.0
     #: nor may ``unlike_balls`` or more of the lower balls it would show (each met by
     #: ``through_count`` samples or more) look there unlike themselves beside it: median
     #: brightness (log) more than ``unlike_level`` apart, or chromaticity more than

@@ -6,9 +6,11 @@ it (:func:`unconfirmed`). A ball read below counts as seen there only if it also
 its reading says beside the place: the pixels where it shows through an empty place are
 the very pixels a ball there would fill, so a reading made from them alone cannot confirm
 the place. Nor may the balls it would show look there unlike themselves beside it
-(:func:`unlike_beside`). And a ball read partly through a place first read empty and later
-doubted must look as its reading says elsewhere too (:func:`beneath_doubt`): it was read as
-if nothing could stand in front of it there.
+(:func:`unlike_beside`). A ball read there must not show the plate's own tint where it
+would show the plate between the balls below (:func:`plate_between`). And a ball read
+partly through a place first read empty and later doubted must look as its reading says
+elsewhere too (:func:`beneath_doubt`): it was read as if nothing could stand in front of
+it there.
 """
 
 from __future__ import annotations
@@ -91,6 +93,38 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                        + (f"a ball may rest on it (P(ball) {lean:.2f})" if lean is not None else
                           f"{layout.names[unlike[0]]} would show through it, but looks there unlike itself beside it"))
         out[i] = _doubt(out[i], why)
+    return out
+
+
+def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
+                  maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
+    """A ball above the base is unknown where its samples that would meet no lower ball were
+    the place empty (the plate between the balls below; ``th.gap_samples`` or more, their
+    median brighter than ``th.unlike_dark``, so that it has a tint) show the plate's own
+    tint (within ``th.gap_plate``) and lie ``th.gap_fellows`` or more from the tint of the
+    frame's other balls read in its colour: there the place shows the plate in the shade
+    of the balls below, as it would empty. Fresh 5100281 2b2 (far colours): an empty place
+    over three black balls read black at P(ball) 0.9998, its gap 0.12 from the plate's tint
+    and 1.43 from the black balls'. Not for the woods (Pylos): light wood is the plate's own."""
+    out = dict(readings)
+    for i, r in readings.items():
+        if layout.levels[i] == 1 or r.code in "?.#LD" or not r.colour:
+            continue
+        fellows = [f.colour for j, f in readings.items() if j != i and f.code == r.code and f.colour]
+        if not fellows:
+            continue
+        seen, top, _ = through(layout, geo, i, inside, maybe)
+        gap = top == 0
+        if int(gap.sum()) < th.gap_samples:
+            continue
+        level, rg, bg = _median_colour(Colours.of(lin[geo.body[i]][seen], plate), gap)
+        near = math.hypot(rg, bg)
+        if level <= th.unlike_dark or near >= th.gap_plate:
+            continue
+        far = math.hypot(rg - float(np.median([c[2] for c in fellows])), bg - float(np.median([c[3] for c in fellows])))
+        if far >= th.gap_fellows:
+            out[i] = _doubt(r, f"ball?, where it would show the plate between the balls below it shows the plate's "
+                               f"tint ({near:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
     return out
 
 
