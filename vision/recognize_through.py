@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .recognize_colour import quantile
-from .recognize_features import DARK, Colours, in_view
+from .recognize_features import DARK, Colours, in_view, percentiles
 from .recognize_pyramid import Geometry, Layout
 
 if TYPE_CHECKING:
@@ -107,24 +107,27 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     over three black balls read black at P(ball) 0.9998, its gap 0.12 from the plate's tint
     and 1.43 from the black balls'. Not for the woods (Pylos): light wood is the plate's own."""
     out = dict(readings)
-    for i, r in readings.items():
-        if layout.levels[i] == 1 or r.code in "?.#LD" or not r.colour:
-            continue
+    balls = np.array([i for i, r in readings.items()
+                      if layout.levels[i] > 1 and r.code not in "?.#LD" and r.colour], dtype=np.intp)
+    if not len(balls):
+        return out
+    # all at once: per ball, the samples in view that would meet no ball that may be present,
+    # and their median brightness and chromaticity
+    gaps = in_view(geo, balls, inside, maybe) & ~(geo.through[balls] & maybe).any(axis=2)
+    col = Colours.of(lin[geo.body[balls]], plate)
+    levels, rgs, bgs = percentiles(np.stack([col.level, col.rg, col.bg]), gaps, [50])[0]
+    near = np.hypot(rgs, bgs)
+    may = (gaps.sum(axis=1) >= th.gap_samples) & (levels > th.unlike_dark) & (near < th.gap_plate)
+    for k in np.flatnonzero(may):
+        i, rg, bg = int(balls[k]), float(rgs[k]), float(bgs[k])
+        r = readings[i]
         fellows = [f.colour for j, f in readings.items() if j != i and f.code == r.code and f.colour]
         if not fellows:
-            continue
-        seen, top, _ = through(layout, geo, i, inside, maybe)
-        gap = top == 0
-        if int(gap.sum()) < th.gap_samples:
-            continue
-        level, rg, bg = _median_colour(Colours.of(lin[geo.body[i]][seen], plate), gap)
-        near = math.hypot(rg, bg)
-        if level <= th.unlike_dark or near >= th.gap_plate:
             continue
         far = math.hypot(rg - float(np.median([c[2] for c in fellows])), bg - float(np.median([c[3] for c in fellows])))
         if far >= th.gap_fellows:
             out[i] = _doubt(r, f"ball?, where it would show the plate between the balls below it shows the plate's "
-                               f"tint ({near:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
+                               f"tint ({near[k]:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
     return out
 
 
