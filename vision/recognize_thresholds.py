@@ -175,10 +175,7 @@ class Thresholds:
     #: below it (4300908) showed a white ball there 5.0 darker than beside, and a red one
     #: 2.9 less red at -3.1. One ball alone is not enough: at a boundary between two balls
     #: of other colours a pose a pixel off puts one's samples on the other: on 5,000 of the
-    #: benchmark's frames one ball so met 63 empty places read right, two met 4. One is
-    #: enough where the balls that confirm the place are all of one colour (a white level-2
-    #: ball read empty at P(empty) 0.99, fresh 5200589 2a1): that costs 23 of the 2,498 empty
-    #: places above the base read right on the benchmark's first 1,000 seeds of each look
+    #: benchmark's frames one ball so met 63 empty places read right, two met 4
     unlike_balls: int = 2
     unlike_level: float = 3.0
     unlike_chroma: float = 1.5

@@ -56,11 +56,9 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     to a ball (:func:`_leaning_on`) leaves it unknown (a ball read there is the support
     rules' contradiction already, :func:`settle`): a light wooden level-2 ball read empty
     at P(empty) 0.994 was confirmed by the light wooden ball below it, and the ball on it,
-    at P(ball) 0.74, was emptied. So, too, does one ball it would show that looks there
-    unlike itself beside it (:func:`unlike_beside`): a white level-2 ball was confirmed by
-    the white ball below it alone, where the black ball behind would have shown 4.5 brighter
-    than beside it. Level by level from the bottom, so that the doubt climbs to the places
-    resting on one. Whatever confirms it, two or more such balls leave it unknown: a black
+    at P(ball) 0.74, was emptied. Level by level from the bottom, so that the doubt climbs
+    to the places resting on one. Whatever confirms it, two or more balls it would show that
+    look there unlike themselves beside it (:func:`unlike_beside`) leave it unknown: a black
     level-2 ball was confirmed by the black ball below it, while the red and white balls it
     would also show looked black there."""
     out = dict(readings)
@@ -87,11 +85,10 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
             if first is not None:
                 lean = _leaning_on(layout, out, i)
-                if (lean is None and not unlike) or any(code != first for code in seen_there):
+                if lean is None or any(code != first for code in seen_there):
                     continue
-                why = (f"empty?, the balls seen through it are all read {first}, as a ball here would look, and "
-                       + (f"a ball may rest on it (P(ball) {lean:.2f})" if lean is not None else
-                          f"{layout.names[unlike[0]]} would show through it, but looks there unlike itself beside it"))
+                why = (f"empty?, the balls seen through it are all read {first}, as a ball here would look, "
+                       f"and a ball may rest on it (P(ball) {lean:.2f})")
         out[i] = _doubt(out[i], why)
     return out
 
