@@ -11,6 +11,7 @@ import json
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 from types import SimpleNamespace
 
 import cv2
@@ -23,7 +24,7 @@ from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
 from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
                                     odd_black, odd_red, odd_wood, plate_between, plate_coloured, red_through,
-                                    settle, unconfirmed, under_a_ball)
+                                    settle, unconfirmed, under_a_ball, wood_in_hollow)
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_grid import _overshoot_error
 from vision.recognize_hands import HandSigns
@@ -532,7 +533,8 @@ def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
 
     assert read(-1.17, 0.62, 0.97) == "?"   # 5000075: light wood, under a stained ball
     assert read(-1.78, 0.71, 0.99) == "?"   # 4300509: a white ball on a pale plate
-    assert read(-0.5, 0.71, 0.99) == "."    # lit: a ball would show its shading
+    assert read(-0.59, 1.0, 0.998) == "?"   # 5300779: light wood in a soft light, barely shaded
+    assert read(-0.41, 0.8, 0.99) == "."    # lit: a ball would show its shading
     assert read(-1.78, 0.4, 0.99) == "."    # not the plate's colour
     assert read(-1.78, 0.71, 0.8) == "."    # nothing leaning on it
     assert read(-1.78, 0.71, 0.99, glimpsed=True) == "."  # too little of it in view to say
@@ -588,6 +590,29 @@ def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown()
     paler = [wood(0.1, 0.0), wood(0.09, 0.02), wood(0.11, -0.01)]
     assert read(wood(-0.02, 0.0), paler) == "?"                  # 0.10 nearer the plate
     assert read(wood(0.03, 0.0), paler) == "L"                    # 0.04 nearer only
+
+
+def test_an_empty_hollow_tinted_as_the_light_wooden_balls_is_unknown():
+    """A hollow shows the plate's wood. Under a soft light a light wooden ball is barely
+    shaded, and one read empty kept the light wood's tint (fresh 5300162 1c4, below): a
+    hollow far nearer that tint than the plate's may hold the ball."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    paler = Reading("L", "seen", colour=(-0.4, 0.2, -0.16, -0.2, 0.32, 0.0), seen=0.9)
+
+    def read(tint: tuple[float, float], fellow: Reading | None = paler) -> str:
+        r = {i: Reading(".", "seen empty") for i in range(len(layout.names))}
+        if fellow is not None:
+            r[index["1a2"]] = fellow
+        out = wood_in_hollow(layout, r, {index["1c4"]: np.array(tint), index["1a1"]: np.array((0.0, 0.01))},
+                             Thresholds())
+        assert out[index["1a1"]].code == "."  # of the plate's tint
+        return out[index["1c4"]].code
+
+    assert read((-0.15, -0.2)) == "?"                            # 0.25 from the plate, 0.01 from the ball
+    assert read((-0.08, -0.1)) == "."                            # halfway: 0.13 from each
+    assert read((-0.15, -0.2), replace(paler, seen=0.5)) == "."  # the ball seen too little to judge by
+    assert read((-0.15, -0.2), None) == "."                      # no light wooden ball to judge by
 
 
 def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unknown():
@@ -878,6 +903,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4800114, "webcam", "1d4", ".", "no outline against the plate (0.07), in deep shade (-1.36)"),
     (PYRAMID, 5100568, "webcam", "1c2", ".", "0.02 from it, 0.12 from this frame's light wooden balls"),
     (PYRAMID, 5100281, "far-colour", "2b2", ".", "shows the plate's tint (0.12 from it, 1.43 from"),
+    (PYRAMID, 5300162, "soft-light", "1c4", "L", "tinted as this frame's light wooden balls (0.02 from them, 0.25"),
+    (PYRAMID, 5300779, "soft-light", "1d3", "L", "in shadow (level -0.59) with the plate's colour, under 2c2"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -917,6 +944,13 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 5100281 (Sparks, with far colours): an empty level-2 place over three black balls read
       black at P(ball) 0.9998, where the plate between them shows the plate's tint, 1.43
       from the black balls' (``plate_between``);
+    - 5300162 (Pylos, under a soft, bouncing light): a light wooden base ball half under the
+      ball on it, barely shaded, read empty at P(empty) 0.998 (the ball on it read empty too,
+      and the two resting on that emptied); it keeps the light wood's tint, 0.25 from the
+      plate's (``wood_in_hollow``); and 5300779 (Pylos, soft light, 800x600), a light
+      wooden base ball at level -0.59, all the plate's colour, read empty at P(empty) 0.998
+      under a ball at P(ball) 0.998, which was emptied (``under_a_ball``, its shade from
+      -0.8 to -0.5);
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one);
       and 4600475, an arm over two green tiles and the wood round them, read red: the

@@ -10,8 +10,9 @@ it is ``?``. A ball read black must be darker than a white ball could look in th
 shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade; nor may a
 ball read black be far lighter than the frame's other black balls (:func:`odd_black`). A light
 wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
-``?`` (:func:`plate_coloured`), and so is a wooden ball that looks, beside the frame's
-other balls of its wood, like the other wood (:func:`odd_wood`). A base ball
+``?`` (:func:`plate_coloured`), as is an empty hollow of their tint (:func:`wood_in_hollow`)
+and a wooden ball that looks, beside the frame's other balls of its wood, like the other
+wood (:func:`odd_wood`). A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a red ball seen little that is darker and less red than the
 frame's other red balls (:func:`odd_red`), a ball above the base seen little and in line
@@ -207,6 +208,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     near = np.array([hands.distance(*c[:2]) for c in layout.centres])
     closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
     readings: dict[int, Reading] = {}
+    hollows: dict[int, np.ndarray] = {}  # the tint of each base hollow read empty
     for idx in layout.by_level():
         batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
                               hands.present, closeness)
@@ -228,12 +230,14 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             readings[int(i)] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
                                        float(batch.x[j, 0]), reading.glimpsed)
             maybe[i] = readings[int(i)].code != "."
+            if not maybe[i] and layout.levels[i] == 1:
+                hollows[int(i)] = batch.colour[j, 2:4]
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     if "B" in letters:
         readings = odd_black(readings, th)
     if WOODEN in letters:
-        readings = odd_wood(plate_coloured(layout, readings, th), th)
+        readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th), hollows, th)
     readings = slivers(layout, geo, readings, maybe, th)
     if RED in letters:  # after slivers, which leave the balls resting on one read
         readings = odd_red(readings, th)
@@ -333,6 +337,29 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
             out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this "
                              f"frame's light wooden balls, which are {apart:.2f} from it): may be the hollow",
                              r.p, r.shares, seen=r.seen)
+    return out
+
+
+def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[int, np.ndarray],
+                   th: Thresholds) -> dict[int, Reading]:
+    """A base hollow read empty whose tint (``hollows``: median log red/green and
+    blue/green, relative to the plate's) lies ``th.hollow_wood`` or more nearer the frame's
+    light wooden base balls' than the plate's is unknown: a hollow shows the plate's wood,
+    and a light wooden ball in a soft light is barely shaded, so only its tint tells it
+    (fresh 5300162 1c4: 0.25 from the plate, 0.02 from its fellows, read empty at P(empty)
+    0.998, and the balls over it emptied). The converse of :func:`plate_coloured`."""
+    wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
+              if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
+    if not wooden or not hollows:
+        return readings
+    usual = np.median(np.array(wooden), axis=0)
+    out = dict(readings)
+    for i, tint in hollows.items():
+        plate, fellow = float(np.hypot(*tint)), float(np.hypot(*(tint - usual)))
+        if plate - fellow >= th.hollow_wood and out[i].code == ".":
+            r = out[i]
+            out[i] = Reading("?", f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} from them, "
+                             f"{plate:.2f} from the plate): a light wooden ball there would look so", r.p, r.shares)
     return out
 
 

@@ -47,10 +47,13 @@ class Thresholds:
     #: (:func:`under_a_ball`): under a soft, bouncing light a white base ball (fresh 4300509,
     #: level -1.78, the plate's colour 0.71) and a light wooden one (5000075, -1.17, 0.62),
     #: each under balls at P(ball) 0.97-0.99, were read empty at P(empty) 1.00, and the
-    #: balls on them emptied. On the benchmark's 6,000 frames no empty hollow read right is
-    #: of this kind; loosened to -0.5, 0.5 and 0.9, it costs 8 readings right on its 3,000
+    #: balls on them emptied; and fresh 5300779 1d3 (Pylos, soft light) at level -0.59, the
+    #: plate's colour 1.00, under a ball at 0.998 (from -0.8 to -0.5 on 2026-11-28). Of the
+    #: empty hollows read right on the benchmark's 6,000 frames (the first 1,500 of each
+    #: look) under a place at 0.95 or more with the plate's colour 0.55 or more, the darkest
+    #: is at -0.41; loosened to 0.5 and 0.9 as well, it costs 8 readings right on its 3,000
     #: plain frames
-    under_level: float = -0.8
+    under_level: float = -0.5
     under_plate: float = 0.55
     under_ball: float = 0.95
     #: the least share of its facing surface a ball above the base must show: on the sets
@@ -103,6 +106,13 @@ class Thresholds:
     #: balls read with fellows on the benchmark's 6,000 frames, the one that is light wood and
     #: this much nearer the plate falls in the first rule too; the nearest other, 0.027
     wood_nearer: float = 0.08
+    #: a base hollow read empty whose tint lies ``hollow_wood`` or more nearer the median of
+    #: this frame's light wooden base balls (seen ``wooden_seen`` or more) than the plate's
+    #: is unknown (:func:`wood_in_hollow`): under a soft light a light wooden ball was read
+    #: empty 0.25 from the plate and 0.02 from its fellows (fresh 5300162 1c4). Of the 4,813
+    #: empty hollows read right with such fellows on the benchmark's 6,000 frames, the
+    #: nearest to them was 0.145 nearer them than the plate
+    hollow_wood: float = 0.2
     #: a ball read light wood that is both redder (log red/green) and darker (log level) than
     #: the median of this frame's other balls read light wood by ``odd_light``, or one read
     #: dark wood both less red and no darker than the frame's other dark wooden balls by
