@@ -347,7 +347,8 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     light wooden base balls' than the plate's is unknown: a hollow shows the plate's wood,
     and a light wooden ball in a soft light is barely shaded, so only its tint tells it
     (fresh 5300162 1c4: 0.25 from the plate, 0.02 from its fellows, read empty at P(empty)
-    0.998, and the balls over it emptied). The converse of :func:`plate_coloured`."""
+    0.998 with the ball on it, and the two resting on that one emptied). The converse of
+    :func:`plate_coloured`."""
     wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
               if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
     if not wooden or not hollows:
