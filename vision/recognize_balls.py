@@ -358,9 +358,8 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     for i, tint in hollows.items():
         plate, fellow = float(np.hypot(*tint)), float(np.hypot(*(tint - usual)))
         if plate - fellow >= th.hollow_wood and out[i].code == ".":
-            r = out[i]
-            out[i] = Reading("?", f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} from them, "
-                             f"{plate:.2f} from the plate): a light wooden ball there would look so", r.p, r.shares)
+            out[i] = replace(out[i], code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
+                             f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
     return out
 
 
