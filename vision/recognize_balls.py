@@ -12,7 +12,8 @@ ball read black be far lighter than the frame's other black balls (:func:`odd_bl
 wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
 ``?`` (:func:`plate_coloured`), as is an empty hollow of their tint (:func:`wood_in_hollow`)
 and a wooden ball that looks, beside the frame's other balls of its wood, like the other
-wood (:func:`odd_wood`). A base ball
+wood (:func:`odd_wood`). A place read empty as white as the camera records is ``?``: a
+white ball clipped there has lost its shading. A base ball
 seen only as a sliver, light or behind balls of other colours, is ``?`` too
 (:func:`slivers`), and so is a red ball seen little that is darker and less red than the
 frame's other red balls (:func:`odd_red`), a ball above the base seen little and in line
@@ -42,7 +43,7 @@ from typing import Callable
 
 import numpy as np
 
-from .recognize_colour import LINEAR
+from .recognize_colour import LINEAR, LUMA
 from .recognize_features import in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
@@ -209,6 +210,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
     readings: dict[int, Reading] = {}
     hollows: dict[int, np.ndarray] = {}  # the tint of each base hollow read empty
+    white = math.log(1.0 / max(float(plate @ LUMA), 1e-6))  # 8-bit 255's level: the camera clips there
     for idx in layout.by_level():
         batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
                               hands.present, closeness)
@@ -220,6 +222,10 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                 continue
             reading = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
                              int(layout.levels[i]), letters, th, colour_rule)
+            if reading.code == "." and batch.colour[j, 0] >= white - th.clipped:
+                reading = Reading("?", f"empty?, but as white as the camera records ({batch.colour[j, 0]:.2f}, its "
+                                  f"white at {white:.2f}): a white ball clipped there has no shading left to show",
+                                  reading.p, reading.shares)
             if reading.code == "." and layout.levels[i] == 1:
                 reading = under_a_ball(layout, readings, int(i), reading, batch.x[j], th)
             if reading.code == "." and layout.levels[i] == 1 and geo.loose[i] > th.base_loose:
@@ -326,7 +332,7 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
         plate = float(np.hypot(*chroma))
         if plate > th.wood_plate:
             continue
-        fellows = [c for j, c in wooden.items() if j != i and readings[j].seen >= th.wooden_seen]
+        fellows = [c for j, c in wooden.items() if j != i and readings[j].seen >= th.wood_fellows]
         if not fellows:
             continue
         usual = np.median(np.array(fellows), axis=0)

@@ -93,7 +93,7 @@ class Thresholds:
     wooden_fit: float = 0.9
     #: a light wooden base ball within ``wood_plate`` (log red/green and blue/green) of the
     #: plate's chromaticity is unknown where this frame's other light wooden base balls, seen
-    #: ``wooden_seen`` or more, lie ``wood_apart`` or more from it (median;
+    #: ``wood_fellows`` or more, lie ``wood_apart`` or more from it (median;
     #: :func:`plate_coloured`): empty hollows ringed by balls were read as light wood at
     #: P(ball) 1.00 on fresh frames, 0.005-0.03 from the plate where their fellows were
     #: 0.16-0.41; of 8,000 light wooden base balls read right on 12,000 frames none fell in it
@@ -106,6 +106,13 @@ class Thresholds:
     #: balls read with fellows on the benchmark's 6,000 frames, the one that is light wood and
     #: this much nearer the plate falls in the first rule too; the nearest other, 0.027
     wood_nearer: float = 0.08
+    #: ... ``wood_fellows`` was ``wooden_seen`` (0.7) until 2026-11-28: in fresh
+    #: 5400588 an empty hollow in shadow, 0.02 from the plate, was read light wood at P(ball)
+    #: 0.998 where the frame's two other light wooden base balls were 49-51 % in view (0.46
+    #: and 0.48 from the plate). On the benchmark's 2,400 frames (800 plain, through webcams
+    #: and with far colours) no light wooden ball read right falls in the rule with fellows
+    #: seen any share at all
+    wood_fellows: float = 0.4
     #: a base hollow read empty whose tint lies ``hollow_wood`` or more nearer the median of
     #: this frame's light wooden base balls (seen ``wooden_seen`` or more) than the plate's
     #: is unknown (:func:`wood_in_hollow`): under a soft light a light wooden ball was read
@@ -113,6 +120,13 @@ class Thresholds:
     #: empty hollows read right with such fellows on the benchmark's 6,000 frames, the
     #: nearest to them was 0.145 nearer them than the plate
     hollow_wood: float = 0.2
+    #: a place read empty whose median sample lies within ``clipped`` (log) of the camera's
+    #: white (the level of 8-bit 255 relative to the lit plate) is unknown: a white ball the
+    #: camera clips has no shading left to tell it from the plate (fresh 5400532, through a
+    #: webcam: three white balls at 0.46-0.47 under a white at 0.48 read empty at P(empty)
+    #: 0.99-1.00). Of the 11,675 empty places read right on the benchmark's 2,400 frames, the
+    #: nearest to the white was 0.079 under it
+    clipped: float = 0.05
     #: a ball read light wood that is both redder (log red/green) and darker (log level) than
     #: the median of this frame's other balls read light wood by ``odd_light``, or one read
     #: dark wood both less red and no darker than the frame's other dark wooden balls by
