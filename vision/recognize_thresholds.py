@@ -109,9 +109,9 @@ class Thresholds:
     #: ... ``wood_fellows`` was ``wooden_seen`` (0.7) until 2026-11-28: in fresh
     #: 5400588 an empty hollow in shadow, 0.02 from the plate, was read light wood at P(ball)
     #: 0.998 where the frame's two other light wooden base balls were 49-51 % in view (0.46
-    #: and 0.48 from the plate). On the benchmark's 2,400 frames (800 plain, through webcams
-    #: and with far colours) no light wooden ball read right falls in the rule with fellows
-    #: seen any share at all
+    #: and 0.48 from the plate). On the benchmark's seeds read for it (2,773 frames with a
+    #: pose: the first 800 plain, through webcams and with far colours, 400 under soft light,
+    #: and the mid-move row) no reading right changes with fellows seen any share at all
     wood_fellows: float = 0.4
     #: a base hollow read empty whose tint lies ``hollow_wood`` or more nearer the median of
     #: this frame's light wooden base balls (seen ``wooden_seen`` or more) than the plate's
@@ -124,8 +124,8 @@ class Thresholds:
     #: white (the level of 8-bit 255 relative to the lit plate) is unknown: a white ball the
     #: camera clips has no shading left to tell it from the plate (fresh 5400532, through a
     #: webcam: three white balls at 0.46-0.47 under a white at 0.48 read empty at P(empty)
-    #: 0.99-1.00). Of the 11,675 empty places read right on the benchmark's 2,400 frames, the
-    #: nearest to the white was 0.079 under it
+    #: 0.99-1.00). Of the 16,371 empty places read right on those 2,773 frames, the nearest
+    #: to the white was 0.079 under it
     clipped: float = 0.05
     #: a ball read light wood that is both redder (log red/green) and darker (log level) than
     #: the median of this frame's other balls read light wood by ``odd_light``, or one read
