@@ -17,6 +17,7 @@ from typing import Any, Callable, TextIO
 
 from .board_games import StartWatch, configured_rules, describe_board, rules_with, same_rules, unplayable
 from .config import Config, ConfigError, board_kind
+from . import events as ev
 from .events import Event
 from .fusion import Notice
 from .indicators import Indicator, Lights
@@ -176,15 +177,18 @@ class Daemon:
             raise RulesError(f"game {game_id} in the database does not replay: turn {result.error.turn} "
                              f"({result.error.move}): {result.error.reason}")
         # an illegal-move episode left open: still flagged (docs/recording.md), so that putting
-        # the board right closes it
+        # the board right closes it; likewise a question left unanswered still stands
         flag = None if flagged is None else [CellDiff(c["cell"], c["expected"], c["seen"]) for c in flagged.cells]
+        recorded = self.recorder.events(game_id)
+        asked = _open_question([data for _, data in recorded])
         self.referee.resume(result.positions[0], list(result.turns), flag, stamps=[t.ts for t in record.turns],
-                            flag_reason=None if flagged is None else flagged.reason)
+                            flag_reason=None if flagged is None else flagged.reason,
+                            question=None if asked is None else asked["question"],
+                            candidates=None if asked is None else list(asked["candidates"]))
         if players:
             self.referee.players.update(players)
             self.players.update(players)
         self.game_id = game_id
-        recorded = self.recorder.events(game_id)
         if recorded:
             self._resume_t = float(recorded[-1][1]["t"])
 
@@ -376,6 +380,18 @@ class Daemon:
         if line != self._last_status and self.status_out is not None:
             print(line, file=self.status_out, flush=True)
             self._last_status = line
+
+
+def _open_question(recorded: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last confirm-needed event of a game's events, if nothing decided since closed it
+    (a move, a withdrawal, an illegal move, a takeback, the game's end)."""
+    for data in reversed(recorded):
+        kind = data.get("type")
+        if kind == ev.CONFIRM_NEEDED:
+            return data
+        if kind not in (ev.SENSORS_DISAGREE, ev.SENSORS_AGREE):
+            return None
+    return None
 
 
 def _summary(event: Event) -> str:

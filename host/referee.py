@@ -89,11 +89,16 @@ class Referee:
         return self._new_game(t, self.start_position)
 
     def resume(self, start: Any, turns: list[Any], flag: list[CellDiff] | None = None, *,
-               stamps: list[str | None] | None = None, flag_reason: str | None = None) -> None:
+               stamps: list[str | None] | None = None, flag_reason: str | None = None,
+               question: str | None = None, candidates: list[str] | None = None) -> None:
         """Continue a recorded game (after a restart): no events, the board is checked
         against it from the next observation on. ``flag``: the cells of an illegal-move
         episode still open (and ``flag_reason`` what was wrong); the game stays flagged until
-        the board is put right. ``stamps``: the recorded turns' wall-clock times."""
+        the board is put right. ``stamps``: the recorded turns' wall-clock times.
+        ``question`` and ``candidates`` (turns in record notation): a question left
+        unanswered, which stands again, since the players may have played on meanwhile and
+        only the question tells their board from an illegal one. A question without
+        candidates is not taken up: the board is worked out afresh."""
         self.start_position = start
         self.positions = [start]
         self.turns = []
@@ -106,6 +111,11 @@ class Referee:
         self.result = over.result if over else "*"
         self.flag, self.candidates, self.pending = (None if over else flag), [], []
         self.flag_reason = flag_reason if self.flag is not None else None
+        if question is not None and candidates and self.status == PLAYING:
+            position = self.positions[-1]
+            chosen = [self.rules.parse_turn(position, text) for text in candidates]
+            self.candidates = [(turn, self.rules.play(position, turn)) for turn in chosen]
+            self.question, self.status, self._pressed_on = question, AWAITING, False
 
     def observe(self, obs: Observation | Press) -> list[Event]:
         started = self.begin(obs.t) if self.position is None and not self.sparklies else []
