@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The suite runs on every core (pytest-xdist); PYTEST_ARGS= runs it in one process.
+PYTEST_ARGS ?= -n auto
 
 .PHONY: demo test bench venv clean system-deps
 

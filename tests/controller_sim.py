@@ -15,6 +15,7 @@ Test modules import the fixtures they use: ``from controller_sim import sim_buil
 
 from __future__ import annotations
 
+import fcntl
 import signal
 import subprocess
 import threading
@@ -42,7 +43,11 @@ class SimError(RuntimeError):
 
 
 def _make(directory: Path) -> None:
-    proc = subprocess.run(["make", "-C", str(directory)], capture_output=True, text=True)
+    """Run make in ``directory``, one process at a time: parallel test workers share the
+    build directories, and two makes writing one ELF at once would corrupt it."""
+    with open(directory / ".make.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        proc = subprocess.run(["make", "-C", str(directory)], capture_output=True, text=True)
     if proc.returncode != 0:
         raise SimError(f"`make -C {directory}` failed with exit status {proc.returncode}:\n"
                        f"{proc.stdout}{proc.stderr}")
