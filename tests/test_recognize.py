@@ -544,8 +544,9 @@ def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
     """Lit by the sky alone, a white ball is as dark as a black one in the light (frame
     2300374 in test_frames_once_misread shows it), and a light wooden ball as dark as a
     stained one; how dark the shade is, the plate round the base tells."""
-    def read(code: str, level: float, shade: float) -> str:
-        r = {0: Reading(code, "seen", colour=(level, 0.0, 0.0, 0.0, 0.3, 0.0))}
+    def read(code: str, level: float, shade: float, top: float | None = None) -> str:
+        top = level + 1.0 if top is None else top  # the brightest tenth
+        r = {0: Reading(code, "seen", colour=(level, top, 0.0, 0.0, 0.3, 0.0))}
         return dark_in_shade(r, shade, Thresholds())[0].code
 
     assert read("B", -3.6, -3.3) == "?"
@@ -556,6 +557,11 @@ def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
     assert read("D", -2.9, -3.25) == "?"      # a light wooden ball in that shade could look so
     assert read("D", -3.4, -3.25) == "D"      # darker than the shade itself
     assert read("D", -2.9, -1.5) == "D"
+    # its lit side near the lit plate: a light wooden ball half in shadow (5500726 1c3)
+    assert read("D", -3.8, -3.2, top=-0.43) == "?"
+    assert read("D", -3.8, -math.inf, top=-0.43) == "?"
+    assert read("D", -3.8, -3.2, top=-1.0) == "D"
+    assert read("B", -4.5, -3.3, top=-0.43) == "B"  # black balls have their own rule (odd_black)
     assert read("L", -0.5, -3.25) == "L"
 
 
@@ -649,13 +655,16 @@ def test_a_light_wooden_ball_through_a_webcam_once_read_stained():
     wooden base ball seen 17 samples' worth, reddened by the webcam, was read dark wood at
     level -2.10, red 0.50, just inside the stained band, where the frame's other stained
     balls were 0.9 redder (log red/green). A ball must look like its fellows
-    (``odd_wood``)."""
+    (``odd_wood``); and its lit side, at -0.70, is too near the lit plate for stained wood
+    (``wood_top``, since 2026-11-29): either rule alone doubts it."""
     sc, image = frame_in_look(PYRAMID, 3200968, "webcam")
     result = Recognizer(PYRAMID, sc.game).read(image)
     assert sc.cells["1b2"] == "L" and result.observation.cells["1b2"] == "?"
-    assert "less red" in result.details["1b2"]
+    assert "its brightest tenth is at -0.70" in result.details["1b2"]
     c = tally([(result, sc.cells)])
     assert c["frames"] == 1 and c["wrong"] == 0, c
+    alone = Recognizer(PYRAMID, sc.game, thresholds=replace(Thresholds(), wood_top=math.inf)).read(image)
+    assert alone.observation.cells["1b2"] == "?" and "less red" in alone.details["1b2"]
 
 
 @pytest.mark.parametrize("seed, look, place, above", [(3800928, "webcam", "3b2", "4a1"),
@@ -909,6 +918,9 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 5400588, "plain", "1c2", ".", "0.02 from it, 0.46 from this frame's light wooden balls, which are 0.47"),
     (PYRAMID, 5400532, "webcam", "2a1", "W", "as white as the camera records (0.46, its white at 0.48)"),
     (PYRAMID, 5400532, "webcam", "2a2", "W", "as white as the camera records (0.46, its white at 0.48)"),
+    (PYRAMID, 5500799, "plain", "1c4", "B", "1.43 darker and 0.38 less red than this frame's other red balls"),
+    (PYRAMID, 5500726, "webcam", "1c3", "L", "its brightest tenth is at -0.43, near the lit plate"),
+    (PYRAMID, 2601142, "webcam", "1c4", "L", "its brightest tenth is at -0.51, near the lit plate"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
     (GRID, 4400413, "webcam", "e3", "Gb", "with a hand in view: skin would look so"),
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
@@ -962,6 +974,12 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 5400532 (Sparks, through a webcam): three brightly lit white balls, clipped to the
       camera's white, read empty at P(empty) 0.99-1.00 (a base ball, and the two level-2
       balls over it); a place read empty as white as the camera records is ``?`` now;
+    - 5500799 (Sparks, 640x480, balls 8 px across): a black base ball 40 % in view among red
+      ones read red, 1.43 darker than they are (``odd_red`` from 1.4); 5500726 (Pylos,
+      through a webcam), a light wooden base ball under three level-2 balls read stained at
+      level -3.79, its lit side at -0.43, and 2601142 (Pylos, through a webcam whose orange
+      cast reddens the light wood) one half in shadow at -2.58, its lit side at -0.51
+      (``dark_in_shade``'s ``wood_top``);
     - grid frames through webcams, the wood overexposed and a hand over the board: its skin
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one);
       and 4600475, an arm over two green tiles and the wood round them, read red: the

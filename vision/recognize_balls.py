@@ -285,14 +285,20 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
     -3.26). A ball read dark wood must be darker than that shade itself: a light wooden
     ball, of the plate's wood or near it, is as dark there, and one whose wood is redder
     than the plate's then passes for stained. ``shade``: :func:`plate_shade`; -inf (not
-    measured) leaves the readings as they are."""
-    if not math.isfinite(shade):
-        return readings
+    measured) leaves these readings as they are. Nor may a ball read dark wood have its
+    brightest tenth near the lit plate (``wood_top``): a stained ball, even lit straight on,
+    stays darker than the plate by its wood's darkness, so that is a light wooden ball half
+    in shadow, as dark as stained wood by its median."""
     out = dict(readings)
     for i, r in readings.items():
         if not r.colour:
             continue
-        if r.code == "B" and r.colour[0] > shade - th.white_shade:
+        if r.code == "D" and r.colour[1] > th.wood_top:
+            out[i] = replace(r, code="?", why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
+                                              "lit plate: a light wooden ball half in shadow could look so")
+        elif not math.isfinite(shade):
+            continue
+        elif r.code == "B" and r.colour[0] > shade - th.white_shade:
             out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a white ball in shade could look so")
         elif r.code == "D" and r.colour[0] > shade - th.wood_shade:

@@ -148,9 +148,13 @@ class Thresholds:
     #: red than the frame's red balls (fresh 4400193; under a soft light 2.06 and 0.26), and
     #: one 37 % in view in a dark frame, through a webcam, 1.59 darker and 0.19 less red
     #: (fresh 4400157). On the benchmark's 6,000 frames it doubts 5 red balls read right, and
-    #: 3 readings resting on or seen through them; at 0.2 less red 4 and 3, at 0.3 3 and 2
+    #: 3 readings resting on or seen through them; at 0.2 less red 4 and 3, at 0.3 3 and 2.
+    #: 1.4 darker (from 1.5) takes a black base ball 40 % in view among red ones, 8 px across
+    #: at 640x480, 1.43 darker and 0.38 less red (fresh 5500799 1c4), and doubts 1 more red
+    #: ball read right on the benchmark's first 3,000 plain seeds and 1,000 through webcams
+    #: and with far colours (1.3: 2 more)
     odd_red_seen: float = 0.5
-    odd_red: tuple[float, float] = (1.5, 0.15)
+    odd_red: tuple[float, float] = (1.4, 0.15)
     #: a ball read black lighter (log level) than the median of this frame's other balls
     #: read black by this is unknown (:func:`odd_black`): a white base ball in the shadow of
     #: the balls round it, through a webcam, was read black 2.23 lighter than the frame's five
@@ -226,6 +230,15 @@ class Thresholds:
     #: (colours moved up to 25 from the defaults, the plate's up to 35); 52 of 1,327 stained
     #: balls read right on 2,000 frames (seeds 2,700,000 on) fall within it
     wood_shade: float = 0.0
+    #: a ball read dark wood whose brightest tenth (log level, relative to the lit plate) is
+    #: above this is unknown (:func:`dark_in_shade`): light wooden balls half in shadow were
+    #: read stained with it at -0.51 (2601142 1c4 through a webcam, its orange cast reddening
+    #: them) and -0.43 (fresh 5500726 1c3, through a webcam, under three level-2 balls). Of
+    #: the 5,408 stained balls read right on the benchmark's first 3,000 plain seeds, 1,000
+    #: through webcams and with far colours and 780 under soft light, one is above it and
+    #: now ``?`` (2600429 1a1 with far colours, -0.42: its wood moved lighter, lit more
+    #: squarely than the plate); the next reached -0.92, most stay under -1.1
+    wood_top: float = -0.8
     #: fewer usable body samples than this: not read
     min_samples: int = 8
     #: a position whose image the pose pins down more loosely than this (one standard
