@@ -290,6 +290,27 @@ def test_a_question_the_board_no_longer_fits_is_withdrawn():
     assert referee.state()["status"] == "playing"
 
 
+def test_a_question_left_open_stands_again_after_a_resume():
+    """The daemon restarted while the players were asked which turn it was
+    (docs/recording.md): the resumed referee asks the same and takes the answer. A question
+    without its candidates is not taken up: the board is worked out afresh."""
+    rules, before, referee, board, cells = on_reeds("L...,....,LDLD,DLLD/...,...,.../..,../. L 10 11")
+    lifted = {**cells, "1a4": "."}
+    board.show(lifted)
+    board.show({**lifted, "2b1": "L"})
+    asked = referee.command("end-turn", 20.0)[0].data
+    again = Referee(rules, start=before, coverage=BASE)
+    again.resume(before, [], question=asked["question"], candidates=list(asked["candidates"]))
+    assert again.state()["status"] == "awaiting-confirmation"
+    with pytest.raises(CommandError, match="not one of"):
+        again.command("confirm", 21.0, {"move": "1c2-2a1"})
+    events = again.command("confirm", 21.0, {"move": "1a4-2b1"})
+    assert [(e.type, e.data["move"]) for e in events] == [("move", "1a4-2b1")]
+    bare = Referee(rules, start=before, coverage=BASE)
+    bare.resume(before, [], question=asked["question"], candidates=[])
+    assert bare.state()["status"] == "playing"
+
+
 def test_new_game_after_the_end():
     rules = rules_for("sparks")
     board, truth = play_game(rules, 3)
