@@ -287,8 +287,8 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
     than the plate's then passes for stained. ``shade``: :func:`plate_shade`; -inf (not
     measured) leaves these readings as they are. Nor may a ball read dark wood have its
     brightest tenth near the lit plate (``wood_top``): a stained ball, even lit straight on,
-    stays darker than the plate by its wood's darkness, so that is a light wooden ball half
-    in shadow, as dark as stained wood by its median."""
+    nearly always stays well below the plate (its wood is darker), so that is most likely a
+    light wooden ball half in shadow, as dark as stained wood by its median."""
     out = dict(readings)
     for i, r in readings.items():
         if not r.colour:
