@@ -180,11 +180,19 @@ class Daemon:
         # the board right closes it; likewise a question left unanswered still stands
         flag = None if flagged is None else [CellDiff(c["cell"], c["expected"], c["seen"]) for c in flagged.cells]
         recorded = self.recorder.events(game_id)
-        asked = _open_question([data for _, data in recorded])
-        self.referee.resume(result.positions[0], list(result.turns), flag, stamps=[t.ts for t in record.turns],
-                            flag_reason=None if flagged is None else flagged.reason,
-                            question=None if asked is None else asked["question"],
-                            candidates=None if asked is None else list(asked["candidates"]))
+
+        def resume(question: str | None = None, candidates: list[str] | None = None) -> None:
+            self.referee.resume(result.positions[0], list(result.turns), flag, stamps=[t.ts for t in record.turns],
+                                flag_reason=None if flagged is None else flagged.reason,
+                                question=question, candidates=candidates)
+        try:
+            resume(*_open_question([data for _, data in recorded]))
+        except RulesError as exc:
+            # a question the recorded game cannot have asked (the database was edited or
+            # damaged): the game itself replays, so it goes on and the board is worked out afresh
+            log.warning("game %s: the question left open at the last stop does not fit the recorded game "
+                        "(%s); it is dropped and the board is worked out afresh", game_id, exc)
+            resume()
         if players:
             self.referee.players.update(players)
             self.players.update(players)
@@ -382,16 +390,22 @@ class Daemon:
             self._last_status = line
 
 
-def _open_question(recorded: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The last confirm-needed event of a game's events, if nothing decided since closed it
-    (a move, a withdrawal, an illegal move, a takeback, the game's end)."""
+def _open_question(recorded: list[dict[str, Any]]) -> tuple[str | None, list[str] | None]:
+    """The question and candidates of the last confirm-needed event of a game's events, if
+    nothing decided since closed it (a move, a withdrawal, an illegal move, a takeback, the
+    game's end); else ``(None, None)``. RulesError if its fields are not text."""
     for data in reversed(recorded):
         kind = data.get("type")
         if kind == ev.CONFIRM_NEEDED:
-            return data
+            question, candidates = data.get("question"), data.get("candidates")
+            if not isinstance(question, str) or not isinstance(candidates, list) \
+                    or not all(isinstance(c, str) for c in candidates):
+                raise RulesError(f"confirm-needed event: question {question!r} with candidates {candidates!r} "
+                                 "(expected text and a list of turns)")
+            return question, candidates
         if kind not in (ev.SENSORS_DISAGREE, ev.SENSORS_AGREE):
-            return None
-    return None
+            return None, None
+    return None, None
 
 
 def _summary(event: Event) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import os
 import queue
 import random
@@ -22,6 +23,7 @@ from conftest_mqtt import Mosquitto, Subscriber, wait_until
 from host.board_games import StartWatch
 from host.config import ConfigError, from_mapping, load
 from host.daemon import Daemon, build_rules
+from host.events import CONFIRM_NEEDED, Event
 from host.games import rules_for
 from host.mqtt import MqttLink
 from host.mqtt_commands import Command
@@ -422,6 +424,42 @@ def test_a_recorded_game_the_board_no_longer_plays_is_not_resumed(boards):
     second.resume_or_begin()
     assert second.state()["game"] == "pylos"
     assert statuses(second.recorder) == [("sparks", "abandoned", 0), ("pylos", "in-progress", 0)]
+
+
+@pytest.mark.parametrize("candidates, words", [
+    (["zz9", "1b1"], "expected a pyramid position"),        # not notation
+    (["2a1", "1b1"], "2a1 is not supported"),               # notation, but no turn of that position
+    ("1a1 1b1", "expected text and a list of turns"),       # not a list
+])
+def test_a_damaged_open_question_is_dropped_at_a_restart(boards, caplog, candidates, words):
+    """A question left open whose candidates the recorded game cannot have had (a database
+    edited by hand, or damaged): the restart names the game and what is wrong, drops the
+    question and follows the board afresh, instead of failing to start."""
+    first = boards(PYLOS)
+    first.resume_or_begin()
+    first.recorder.record(first.game_id, Event(CONFIRM_NEEDED, 1.0, {"question": "which ball?",
+                                                                     "candidates": candidates}))
+    second = boards(PYLOS, held({**start_cells(PYLOS), "1a1": "L"}, 2.0))
+    with caplog.at_level(logging.WARNING, logger="arbiter"):
+        second.run()
+    dropped = [r.getMessage() for r in caplog.records if "question left open" in r.getMessage()]
+    assert len(dropped) == 1 and f"game {first.game_id}:" in dropped[0] and words in dropped[0]
+    moves = [e["move"] for _, e in second.recorder.events(first.game_id) if e["type"] == "move"]
+    assert moves == ["1a1"]   # the board is followed on
+    assert statuses(second.recorder) == [("pylos", "in-progress", 1)]
+
+
+def test_an_open_question_stands_again_at_a_restart(boards):
+    """The control for the test above: the same question with candidates the game can have."""
+    first = boards(PYLOS)
+    first.resume_or_begin()
+    first.recorder.record(first.game_id, Event(CONFIRM_NEEDED, 1.0, {"question": "which ball?",
+                                                                     "candidates": ["1a1", "1b1"]}))
+    second = boards(PYLOS)
+    second.resume_or_begin()
+    state = second.state()
+    assert state["status"] == "awaiting-confirmation"
+    assert state["question"] == {"question": "which ball?", "candidates": ["1a1", "1b1"]}
 
 
 # -- buttons -----------------------------------------------------------------------------
