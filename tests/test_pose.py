@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 
 import cv2
 import numpy as np
@@ -15,9 +16,12 @@ import pytest
 from vision.geometry import load_board
 from vision.intrinsics import IntrinsicsError, load_intrinsics, save_intrinsics
 from vision.pose import (MIN_MARKERS, Intrinsics, Pose, PoseError, _detector, as_grey, complete, default_focal, detect,
-                         detect_with_quads, estimate, estimate_pose, identify, shows_marker, smooth, zhang_focal)
+                         detect_with_quads, estimate, estimate_pose, identify, max_reprojection, shows_marker, smooth,
+                         zhang_focal)
+from vision.recognize import Recognizer
 from vision.recognize_train import frame_in_look, scenes
 from vision.render import Camera, random_camera, random_lighting, render
+from vision.score import score
 
 PYRAMID = load_board("pyramid-4")
 GRID = load_board("grid-9")
@@ -226,6 +230,25 @@ def blot_markers(image: np.ndarray, cam: Camera, ids: set[int]) -> np.ndarray:
             quad = cam.project([(x - h, y - h, 0), (x + h, y - h, 0), (x + h, y + h, 0), (x - h, y + h, 0)])
             cv2.fillConvexPoly(out, np.rint(quad).astype(np.int32), (140, 184, 214))
     return out
+
+
+@pytest.mark.parametrize("board, seed", [(PYRAMID, 5_600_003), (GRID, 5_000_001)])
+def test_a_frame_larger_than_the_reference_sizes_is_read_as_at_its_own_size(board, seed):
+    """A phone photo or a 4K webcam: frames of 1280x720 scaled up three times (a soft
+    3840x2160) fit their markers 3.7 px off where the originals fitted 1.2 px, over the
+    3 px a 1920-wide frame may have (vision/pose.py, max_reprojection); they are read, and
+    as well as the originals (a few grid borders on the edge of sure go either way)."""
+    sc, image = frame_in_look(board, seed, "plain", hands=0.0)
+    assert image.shape[:2] == (720, 1280)
+    big = cv2.resize(image, None, fx=3, fy=3, interpolation=cv2.INTER_CUBIC)
+    small, large = Recognizer(board, sc.game).read(image), Recognizer(board, sc.game).read(big)
+    assert small.ok and large.ok, large.error
+    assert large.pose.reprojection_px > 3.0
+    counts = {"small": Counter(), "large": Counter()}
+    assert score(small.observation.cells, sc.cells, counts["small"]) == []
+    assert score(large.observation.cells, sc.cells, counts["large"]) == []
+    assert counts["large"]["right"] >= counts["small"]["right"] - 0.03 * counts["small"]["chars"]
+    assert max_reprojection((3840, 2160)) == 6.0 and max_reprojection((1920, 1080)) == 3.0
 
 
 def test_too_few_markers_is_an_error_not_a_guess():

@@ -42,8 +42,12 @@ FOCAL_PRIOR_SIGMA = 0.35
 #: how far (px, per coordinate) detected corners stray from the truth, bias included: it
 #: sets how much a reprojection error profile says about the focal length
 CORNER_NOISE_PX = 0.7
-#: a pose whose marker corners reproject worse than this (px, RMS) is refused
+#: a pose whose marker corners reproject worse than this (px, RMS) is refused, in frames up
+#: to :data:`REFERENCE_SIDE` px on their long side; proportionally more in larger ones,
+#: where the same softness of the lens or of an upscaled frame spreads over more pixels (a
+#: 1280x720 frame scaled up three times fitted its markers to 3.7 px where it had 1.2 px)
 MAX_REPROJECTION_PX = 3.0
+REFERENCE_SIDE = 1920
 #: a marker found as a dark quadrilateral but not decoded (:func:`complete`) has corners
 #: ArUco did not refine: each coordinate is taken to be off by this share of the marker's
 #: side (pixels) when that is more than the decoded ones' noise. A small marker is left
@@ -382,7 +386,7 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
     t = tvec.reshape(3)
     pose = Pose(K, R, t, tuple(used), 0.0, source, dist if dist.size else None, (width, height))
     err = _rms(pose, obj, img)
-    if not math.isfinite(err) or err > MAX_REPROJECTION_PX:
+    if not math.isfinite(err) or err > max_reprojection(size):
         raise PoseError(f"the markers of {board.name} do not fit one plane view ({err:.1f} px RMS)")
     if (pose.to_camera(obj)[:, 2] <= 0).any() or pose.centre[2] <= 0:
         raise PoseError("the pose puts the camera below the board")
@@ -395,6 +399,11 @@ def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int
     if (sigma > noise).any():
         pose = _weighted_fit(pose, obj, img, sigma, focal_free)
     return dataclasses.replace(pose, covariance=_covariance(pose, obj, focal_free, sigma))
+
+
+def max_reprojection(size: tuple[int, int]) -> float:
+    """The worst RMS reprojection error (px) a pose may have in a frame of ``size``."""
+    return MAX_REPROJECTION_PX * max(1.0, max(size) / REFERENCE_SIDE)
 
 
 def _rms(pose: Pose, obj: np.ndarray, img: np.ndarray) -> float:
@@ -444,7 +453,7 @@ def _weighted_fit(pose: Pose, obj: np.ndarray, img: np.ndarray, sigma: np.ndarra
         if np.abs(step).max() < 1e-8:
             break
     err = _rms(current, obj, img)
-    if not math.isfinite(err) or err > MAX_REPROJECTION_PX or current.centre[2] <= 0:
+    if not math.isfinite(err) or err > max_reprojection(pose.size) or current.centre[2] <= 0:
         return pose
     return dataclasses.replace(current, reprojection_px=err)
 
