@@ -926,6 +926,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (GRID, 4200491, "webcam", "d1", "G.", "with a hand in view: skin would look so"),
     (GRID, 4600475, "webcam", "d6", "G.", "the tile looks like the wood round it (0.34)"),
     (GRID, 4600475, "webcam", "e6", "G.", "the tile looks like the wood round it (0.28)"),
+    (GRID, 4900545, "webcam", "b7", "B.", "red, 0.12 greener than blue and than the other reds, with a hand in view"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -984,7 +985,9 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       read as a red tile (4400413: over a blue tile and a green one; 4200491: a green one);
       and 4600475, an arm over two green tiles and the wood round them, read red: the
       webcam's tone curve crushed the skin's blue to a few levels, whose log ratios made
-      the tile and the wood look 4.7 and 0.76 apart (``SAME_FLOOR``)."""
+      the tile and the wood look 4.7 and 0.76 apart (``SAME_FLOOR``); and 4900545, an arm
+      over a blue tile on wood that is not overexposed, read red, 0.12 greener than blue
+      and than the frame's other reds (``SKIN_GREEN_LIT``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"
