@@ -997,6 +997,25 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
+@pytest.mark.parametrize("seed, look, name, summed, bare", [
+    (5000938, "far-colour", "c4", "1.53", "c3"),
+    (4800848, "soft-light", "e4", "1.62", None),
+])
+def test_a_white_plate_lit_less_beside_a_blue_tile_is_not_a_bare_border(seed, look, name, summed, bare):
+    """A white plate in less light than the wood, beside a blue tile, fits as the wood with
+    half the tile's colour spilt on it: bare, by the fit alone (5000938 c4 was read `B.`).
+    Blur mixes the tile and the wood, so their shares sum to about 1 on a bare border; this
+    sums to 1.5-1.6 (``BARE_MIXED``). A bare border beside a blue tile in the same frame
+    (5000938 c3) is still read bare."""
+    sc, image = frame_in_look(GRID, seed, look)
+    result = Recognizer(GRID, sc.game).read(image)
+    assert sc.cells[name] == "Bw" and result.observation.cells[name] == "B?"
+    assert f"the wood and the tile's spill add up to {summed} times" in result.details[name]
+    if bare is not None:
+        assert sc.cells[bare] == "B." and result.observation.cells[bare] == "B."
+    assert tally([(result, sc.cells)])["wrong"] == 0
+
+
 def test_skin_on_overexposed_wood_is_doubted_only_with_a_hand_in_view(monkeypatch):
     """Skin passes for a red tile against overexposed wood (4400413 above): greener than
     blue relative to that wood, and than the frame's red tiles. With the hand detector

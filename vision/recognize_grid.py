@@ -58,6 +58,14 @@ SAME_FLOOR = 0.003
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
 #: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
 BARE_BRIGHT = 1.1
+#: a bare border's sample is the tile's spill plus the wood, and blur mixes them: the two
+#: shares sum to about 1 where the border is lit like the wood next to it. A white plate
+#: beside a blue tile, lit less than the wood, is fitted as wood with half the tile added
+#: and sums to 1.5-1.6 (fresh 5000938 c4 with far colours, read bare; 4800848 e4 under a
+#: soft light at 1.62). Of 20,752 borders read bare right on 2,500 frames of the
+#: benchmark's grid rows (its four looks) none sums to more than 1.4 as a median, 2 to
+#: 1.35; with far colours on the fresh seeds 5,000,000 on, 2 of 9,662
+BARE_MIXED = 1.4
 #: a sample is glare on a white plate only if it is this much brighter than the wood next to
 #: it and than the open plate: the narrow wood between neighbouring plates and tiles lies in
 #: their shadows, and lit wood beside it is brighter than that, not white. A sample brighter
@@ -234,7 +242,8 @@ def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
-                 albedo: dict[str, np.ndarray], plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 albedo: dict[str, np.ndarray], plate: np.ndarray
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
@@ -247,13 +256,15 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     cell's glare samples are a webcam's sharpening overshoot (:data:`HALO`); another
     clipped sample does not vote. A bare border must be lit like wood on some of it
     (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
-    the samples, and where a bare border won but is not lit like wood."""
+    the samples, where a bare border won but is not lit like wood, and where a bare border
+    won, the median sum of its samples' spill and light (:data:`BARE_MIXED`; 0 elsewhere)."""
     keys = (".", "w", "b")
     surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
     n_cells, n = ring.shape[:2]
     err = np.full((n_cells, n, 3), np.inf)
     light = np.zeros((n_cells, n, 3))
     spill = np.zeros((n_cells, n, 3))
+    mixed = np.zeros((n_cells, n, 3))
     norm_ring = np.linalg.norm(ring, axis=-1) + 1e-4
     for j, surface in enumerate(surfaces):
         A = np.stack([tile, surface], axis=2)  # cells x 3 x 2
@@ -264,6 +275,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         resid = ring - coef @ A.transpose(0, 2, 1)
         err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
         light[..., j] = coef[..., 1]
+        mixed[..., j] = coef[..., 0] + coef[..., 1]
         spill[..., j] = coef[..., 0] * np.linalg.norm(tile, axis=-1)[:, None] / norm_ring
     best = err.argmin(axis=-1)
     order = np.sort(err, axis=-1)
@@ -284,9 +296,12 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    middle, lit = percentiles(pick(light), voting & (best == keys.index(".")), [50, 75])
+    bare = voting & (best == keys.index("."))
+    middle, lit = percentiles(pick(light), bare, [50, 75])
+    summed = percentiles(pick(mixed), bare, [50])[0]
     unlit = (win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT))
-    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit
+    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit, \
+        np.where(win == keys.index("."), summed, 0.0)
 
 
 def _greener_than_reds(chroma: np.ndarray, ok: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
@@ -353,7 +368,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
     skin = _greener_than_reds(chroma, ok_t, red, (colour == 0) & hand)
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
-    ctrl, cshare, unlit = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
+    ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
         if ok_w[i].sum() < 8 or ok_t[i].sum() < 10:
@@ -376,6 +391,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"the markers pin the border down to ±{geo.loose[i]:.0%} of its width only")
         elif overexposed[i]:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
+        elif summed[i] > BARE_MIXED:
+            out[name] = CellReading(c + "?", f"controller unclear: the border looks bare, but the wood and the tile's "
+                                              f"spill add up to {summed[i]:.2f} times the wood's light next to it: "
+                                              "a white plate lit less would look so")
         elif unlit[i]:
             out[name] = CellReading(c + "?", "controller unclear: the border looks bare but is not lit like the wood "
                                               "next to it")
