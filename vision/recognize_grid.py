@@ -264,7 +264,6 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     err = np.full((n_cells, n, 3), np.inf)
     light = np.zeros((n_cells, n, 3))
     spill = np.zeros((n_cells, n, 3))
-    mixed = np.zeros((n_cells, n, 3))
     norm_ring = np.linalg.norm(ring, axis=-1) + 1e-4
     for j, surface in enumerate(surfaces):
         A = np.stack([tile, surface], axis=2)  # cells x 3 x 2
@@ -275,7 +274,8 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         resid = ring - coef @ A.transpose(0, 2, 1)
         err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
         light[..., j] = coef[..., 1]
-        mixed[..., j] = coef[..., 0] + coef[..., 1]
+        if keys[j] == ".":
+            mixed = coef[..., 0] + coef[..., 1]  # the bare fit's spill and light, for BARE_MIXED
         spill[..., j] = coef[..., 0] * np.linalg.norm(tile, axis=-1)[:, None] / norm_ring
     best = err.argmin(axis=-1)
     order = np.sort(err, axis=-1)
@@ -298,7 +298,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     win = votes.argmax(axis=1)
     bare = voting & (best == keys.index("."))
     middle, lit = percentiles(pick(light), bare, [50, 75])
-    summed = percentiles(pick(mixed), bare, [50])[0]
+    summed = percentiles(mixed, bare, [50])[0]
     unlit = (win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT))
     return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit, \
         np.where(win == keys.index("."), summed, 0.0)
