@@ -927,6 +927,9 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (GRID, 4600475, "webcam", "d6", "G.", "the tile looks like the wood round it (0.34)"),
     (GRID, 4600475, "webcam", "e6", "G.", "the tile looks like the wood round it (0.28)"),
     (GRID, 4900545, "webcam", "b7", "B.", "red, 0.12 greener than blue and than the other reds, with a hand in view"),
+    (GRID, 5200174, "webcam", "h4", "B.", "R, but with 2 of its samples clearly another tile colour"),
+    (GRID, 5200193, "webcam", "h7", "G.", "B, but unlike the frame's other B tiles and 4.5 times nearer"),
+    (GRID, 5200193, "webcam", "h9", "Gw", "B, but unlike the frame's other B tiles and 5.7 times nearer"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -987,7 +990,12 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       webcam's tone curve crushed the skin's blue to a few levels, whose log ratios made
       the tile and the wood look 4.7 and 0.76 apart (``SAME_FLOOR``); and 4900545, an arm
       over a blue tile on wood that is not overexposed, read red, 0.12 greener than blue
-      and than the frame's other reds (``SKIN_GREEN_LIT``)."""
+      and than the frame's other reds (``SKIN_GREEN_LIT``); 5200174, fingers over a blue
+      tile read red, with 2 of its 25 samples still clearly blue (``OTHER_SAMPLES``);
+    - 5200193 (through a webcam that saturates, the wood's blue crushed): two green tiles
+      read blue, the edge of the frame's greens, which the webcam put between green and blue
+      and which are mostly unclear; they lie 0.31-0.33 from the frame's blues, 4.5-5.7
+      times nearer the unclear tiles (``OFF_GROUP``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

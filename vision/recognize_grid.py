@@ -103,6 +103,22 @@ SKIN_GREEN = 0.04
 #: wood (with a hand in view, 2 of 26,045 on the benchmark's grid rows and fresh 4,900,000
 #: beyond 0.08, at 0.085 and 0.107; 39 beyond 0.04)
 SKIN_GREEN_LIT = 0.08
+#: a tile is one colour, and its samples keep 3.6 mm from its edges: a cell read one colour
+#: with this many of its samples clearly another tile colour has something over part of it
+#: (a finger: fresh 5200174 h4 through a webcam, a blue tile under fingers the webcam's
+#: saturation made red, 2 blue samples). Of 88,119 tiles read right on the first 500 frames
+#: of the benchmark's grid rows plain, through webcams and with far colours, none without a
+#: hand in view had one such sample, 16 of 26,380 with a hand did
+OTHER_SAMPLES = 1
+#: tiles of one colour look alike in a frame. A cell read one colour that lies more than
+#: :data:`OFF_GROUP` (chromaticity) from the median of the frame's cells read that colour,
+#: and :data:`NEAR_UNCLEAR` times nearer the cells whose colour could not be told (the
+#: median distance to its five nearest), is the edge of a group the camera's colours put
+#: between two tile colours (fresh 5200193 h7 and h9 through a saturating webcam: greens
+#: read blue, 0.31-0.33 from the blues, 4.5-5.7 times nearer the unclear greens). On the
+#: benchmark's grid rows (their 3,000 frames in four looks) it makes 89 cells whose colour was read right ``??``
+OFF_GROUP = 0.15
+NEAR_UNCLEAR = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,17 +231,38 @@ def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
 
 
 def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
-                  protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+                  protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples (their chromaticities relative to the wood
-    round the cell) are clearly nearest to (twice as near as to the next) and that share
-    of its samples."""
+    round the cell) are clearly nearest to (twice as near as to the next), that share of
+    its samples, and how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
     dist = np.stack([np.linalg.norm(chroma - protos[k], axis=-1) for k in "RGB"], axis=-1)
     order = np.sort(dist, axis=-1)
     clear = ok & (order[..., 0] * 2.0 < order[..., 1]) & (order[..., 0] < TILE_TOLERANCE)
     nearest = dist.argmin(axis=-1)
     votes = np.stack([(clear & (nearest == k)).sum(axis=1) for k in range(3)], axis=1)
     best = votes.argmax(axis=1)
-    return best, votes[np.arange(len(best)), best] / np.maximum(ok.sum(axis=1), 1)
+    won = votes[np.arange(len(best)), best]
+    return best, won / np.maximum(ok.sum(axis=1), 1), votes.sum(axis=1) - won
+
+
+def _off_group(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray, unclear: np.ndarray) -> np.ndarray:
+    """Per cell ``told`` its colour, how many times nearer it is to the cells whose colour
+    is ``unclear`` (median distance to its five nearest) than to the median of the cells
+    told its colour (at least four), where that median is more than :data:`OFF_GROUP` away;
+    0 elsewhere. ``chroma``: each cell's median chromaticity."""
+    out = np.zeros(len(colour))
+    if unclear.sum() < 5:
+        return out
+    off = np.zeros(len(colour))
+    for k in range(3):
+        group = told & (colour == k)
+        if group.sum() >= 4:
+            off[group] = np.linalg.norm(chroma[group] - np.median(chroma[group], axis=0), axis=1)
+    others = chroma[unclear]
+    for i in np.flatnonzero(off > OFF_GROUP):
+        near = float(np.median(np.sort(np.linalg.norm(others - chroma[i], axis=1))[:5]))
+        out[i] = off[i] / max(near, 1e-3)
+    return out
 
 
 def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -304,17 +341,16 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         np.where(win == keys.index("."), summed, 0.0)
 
 
-def _greener_than_reds(chroma: np.ndarray, ok: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
+def _greener_than_reds(chroma: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
     """Per cell ``asked``, how much greener than blue its tile is relative to the wood round
-    it (median chromaticities), and than the median of the other cells read red (``red``):
+    it (``chroma``: the median chromaticities), and than the median of the other cells read red (``red``):
     the less of the two (a red tile is no greener than blue; a frame's reds may all lean one
     way). 0 elsewhere, and where the first is no more than :data:`SKIN_GREEN`: one median
     each only where it could matter."""
     out = np.zeros(len(red))
     if not asked.any():
         return out
-    green, blue = percentiles(np.moveaxis(chroma[..., 1:], -1, 0), ok, [50])[0]
-    lean = green - blue
+    lean = chroma[:, 1] - chroma[:, 2]
     for i in np.flatnonzero(asked & (lean > SKIN_GREEN)):
         others = red.copy()
         others[i] = False
@@ -360,13 +396,16 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
     chroma = chromaticity(tile, ref[:, None, :])
-    colour, share = _tile_colours(chroma, ok_t, protos)
+    colour, share, other = _tile_colours(chroma, ok_t, protos)
+    chroma_median = median_rgb(chroma, ok_t)
     tile_median = median_rgb(tile, ok_t)
     alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(median_rgb(wood, ok_w), SAME_FLOOR)).T)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
-    skin = _greener_than_reds(chroma, ok_t, red, (colour == 0) & hand)
+    skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
+    seen = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10) & (geo.loose <= 4 * LOOSE)
+    off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
@@ -385,6 +424,13 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"red{' on overexposed wood' if overexposed[i] else ''}, {skin[i]:.2f} "
                                           "greener than blue and than the other reds, with a hand in view: skin "
                                           "would look so")
+        elif other[i] >= OTHER_SAMPLES:
+            out[name] = CellReading("??", f"{c}, but with {other[i]} of its samples clearly another tile colour: "
+                                          "something over part of the tile (a finger?)")
+        elif off[i] > NEAR_UNCLEAR:
+            out[name] = CellReading("??", f"{c}, but unlike the frame's other {c} tiles and {off[i]:.1f} times nearer "
+                                          "to tiles whose colour could not be told: the camera's colours put it "
+                                          "between two tile colours")
         elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
         elif geo.loose[i] > LOOSE:
