@@ -21,7 +21,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
-from .recognize_colour import LINEAR, linear_rgb, log_chroma
+from .recognize_colour import LINEAR, linear_rgb, log_chroma, quantile
 from .recognize_features import LUMA, Colours, percentiles
 from .recognize_model import Ensemble
 
@@ -116,7 +116,8 @@ OTHER_SAMPLES = 1
 #: median distance to its five nearest), is the edge of a group the camera's colours put
 #: between two tile colours (fresh 5200193 h7 and h9 through a saturating webcam: greens
 #: read blue, 0.31-0.33 from the blues, 4.5-5.7 times nearer the unclear greens). On the
-#: benchmark's grid rows (their 3,000 frames in four looks) it makes 89 cells whose colour was read right ``??``
+#: benchmark's grid rows (their 3,000 frames in four looks) it makes 89 cells whose colour
+#: was read right ``??``
 OFF_GROUP = 0.15
 NEAR_UNCLEAR = 3.0
 
@@ -257,10 +258,11 @@ def _off_group(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray, unclear
     for k in range(3):
         group = told & (colour == k)
         if group.sum() >= 4:
-            off[group] = np.linalg.norm(chroma[group] - np.median(chroma[group], axis=0), axis=1)
+            off[group] = np.linalg.norm(chroma[group] - quantile(chroma[group], 50), axis=1)
     others = chroma[unclear]
     for i in np.flatnonzero(off > OFF_GROUP):
-        near = float(np.median(np.sort(np.linalg.norm(others - chroma[i], axis=1))[:5]))
+        # the median of the five nearest is the third nearest
+        near = float(np.partition(np.linalg.norm(others - chroma[i], axis=1), 2)[2])
         out[i] = off[i] / max(near, 1e-3)
     return out
 
@@ -404,13 +406,14 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
     skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
-    seen = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10) & (geo.loose <= 4 * LOOSE)
+    in_view = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10)
+    seen = in_view & (geo.loose <= 4 * LOOSE)
     off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
-        if ok_w[i].sum() < 8 or ok_t[i].sum() < 10:
+        if not in_view[i]:
             out[name] = CellReading("??", "out of view")
             continue
         c = "RGB"[colour[i]]
