@@ -10,7 +10,7 @@ import pytest
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_colour import LINEAR, Patches, quantile
+from vision.recognize_colour import LINEAR, Patches, pixels_at, quantile
 from vision.recognize_features import percentiles
 from vision.recognize_model import load
 from vision.render import Camera, render
@@ -92,6 +92,16 @@ def test_patches_gather_each_points_square_of_pixels(radius):
         assert np.allclose(rgb[k], square.mean(axis=0), rtol=1e-6, atol=0)
     grey_rgb, _ = Patches.of(uv, image.shape[:2], radius).sample(image[..., 1].copy())
     assert np.allclose(grey_rgb[inside][:, 0], grey_rgb[inside][:, 2])
+
+
+def test_pixels_at_reads_what_indexing_by_rows_and_columns_reads():
+    rng = np.random.default_rng(3)
+    image = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
+    rows, cols = rng.integers(0, 30, (7, 5)), rng.integers(0, 40, (7, 5))
+    assert np.array_equal(pixels_at(image, rows, cols), image[rows, cols])
+    assert np.array_equal(pixels_at(image[..., 1].copy(), rows, cols)[..., 0], image[rows, cols, 1])
+    view = image[:, ::2]  # not contiguous: read as it is, not as the memory beneath it lies
+    assert np.array_equal(pixels_at(view, rows, cols // 2), view[rows, cols // 2])
 
 
 def test_a_recognizer_works_out_where_to_sample_once_per_pose_and_frame_size():

@@ -43,7 +43,7 @@ from typing import Callable
 
 import numpy as np
 
-from .recognize_colour import LINEAR, LUMA
+from .recognize_colour import LINEAR, LUMA, pixels_at
 from .recognize_features import in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_pyramid import Geometry, Layout
@@ -195,8 +195,8 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
 def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (R G B order) of a BGR image at (row, column) pixels, and which lie inside."""
     inside = pixels[:, 0] >= 0
-    px = image[np.where(inside, pixels[:, 0], 0), np.where(inside, pixels[:, 1], 0)]
-    return np.ascontiguousarray(LINEAR[px][:, ::-1]), inside
+    px = pixels_at(image, np.where(inside, pixels[:, 0], 0), np.where(inside, pixels[:, 1], 0))
+    return LINEAR[px[:, ::-1]], inside
 
 
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,

@@ -36,6 +36,16 @@ LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
 EPS = 1e-4
 
 
+def pixels_at(image: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The pixels of ``image`` (H x W x C, or H x W: C = 1) at ``rows``, ``cols`` (one
+    shape, each in the image): ``rows.shape`` x C. One take from the flattened frame, an
+    order of magnitude faster than NumPy's indexing by a pair of index arrays, which a
+    frame pays for every sample it reads."""
+    flat = rows * image.shape[1] + cols
+    pixels = image.reshape(image.shape[0] * image.shape[1], -1)
+    return np.take(pixels, flat.ravel(), axis=0).reshape(flat.shape + pixels.shape[1:])
+
+
 def linear_rgb(colour: Sequence[int]) -> np.ndarray:
     """An sRGB colour [r, g, b] in linear light."""
     return LINEAR[np.asarray(colour, dtype=np.intp)].astype(np.float64)
@@ -71,9 +81,14 @@ class Patches:
         """Linear RGB (N x 3, R G B order) of a BGR (or grey) image at the points, averaged
         over each one's square, and which points lie inside the image."""
         out = np.zeros((len(self.inside), 3), dtype=np.float32)
-        px = image.reshape(image.shape[0] * image.shape[1], -1)[self.flat]  # (points x patch) x channels
-        lin = LINEAR[px] if self.radius == 0 else LINEAR[px].mean(axis=1)
-        out[self.inside] = lin[:, ::-1]
+        px = np.take(image.reshape(image.shape[0] * image.shape[1], -1), self.flat, axis=0)  # points (x patch) x channels
+        if self.radius:  # each point's mean by one product: a mean over the middle axis is 10x slower
+            k, c = px.shape[1:]
+            px = LINEAR[px.reshape(len(px), k * c)] @ np.kron(np.full((k, 1), 1.0 / k, dtype=np.float32),
+                                                                np.eye(c, dtype=np.float32))
+        else:
+            px = LINEAR[px]
+        out[self.inside] = px[:, ::-1]
         return out, self.inside
 
 

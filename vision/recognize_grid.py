@@ -21,7 +21,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
-from .recognize_colour import LINEAR, linear_rgb, log_chroma, quantile
+from .recognize_colour import LINEAR, linear_rgb, log_chroma, pixels_at, quantile
 from .recognize_features import LUMA, Colours, percentiles
 from .recognize_model import Ensemble
 
@@ -203,7 +203,7 @@ def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Linear RGB (R G B order) of a BGR image at the cells' (row, column) sample pixels
     (any leading shape), and which lie inside the image."""
     inside = px[..., 0] >= 0
-    values = image[np.where(inside, px[..., 0], 0), np.where(inside, px[..., 1], 0)]
+    values = pixels_at(image, np.where(inside, px[..., 0], 0), np.where(inside, px[..., 1], 0))
     return LINEAR[values[..., ::-1]].astype(np.float64), inside
 
 

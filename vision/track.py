@@ -38,6 +38,7 @@ from .geometry import Board
 from .intrinsics import Intrinsics
 from .pose import Pose
 from .recognize import Recognition, Recognizer, pose_shift
+from .recognize_colour import pixels_at
 from .recognize_pyramid import UNIT
 
 #: a sample differs when a colour channel moved by more than this (8-bit levels)
@@ -151,8 +152,7 @@ def _pixels(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]
     """The image's pixels at the samples ``pts`` (float, a channel axis even for grey) and
     which of them lie inside the image."""
     inside = pts[..., 0] >= 0
-    px = image[np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)].astype(np.float32)
-    return (px if image.ndim == 3 else px[..., None]), inside
+    return pixels_at(image, np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)).astype(np.float32), inside
 
 
 #: of a grid cell's PLATE_GRID x PLATE_GRID samples over its control plate's square, all but
