@@ -1005,6 +1005,20 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
+@pytest.mark.parametrize("seed, name, bare", [(5100674, "a6", "0.92"), (5300147, "g5", "0.87"),
+                                               (5500180, "h2", "0.81")])
+def test_a_cream_plate_round_a_green_tile_on_a_thin_border_is_not_read_bare(seed, name, bare):
+    """Fresh frames with far colours: a cream white plate on pale wood, its border 1.7-2.5
+    px wide, blurred with the green tile's spill into the wood's colour, read bare; the
+    border model passed it at 0.81-0.92, and asks 0.95 now (``SURE``)."""
+    sc, image = frame_in_look(GRID, seed, "far-colour")
+    result = Recognizer(GRID, sc.game).read(image)
+    assert sc.cells[name] == "Gw" and result.observation.cells[name] == "G?"
+    assert f"looks like bare wood at P {bare} only" in result.details[name]
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+
+
 @pytest.mark.parametrize("seed, look, name, summed, bare", [
     (5000938, "far-colour", "c4", "1.53", "c3"),
     (4800848, "soft-light", "e4", "1.62", None),
