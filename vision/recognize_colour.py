@@ -81,7 +81,8 @@ class Patches:
         """Linear RGB (N x 3, R G B order) of a BGR (or grey) image at the points, averaged
         over each one's square, and which points lie inside the image."""
         out = np.zeros((len(self.inside), 3), dtype=np.float32)
-        px = np.take(image.reshape(image.shape[0] * image.shape[1], -1), self.flat, axis=0)  # points (x patch) x channels
+        # points (x patch) x channels
+        px = np.take(image.reshape(image.shape[0] * image.shape[1], -1), self.flat, axis=0)
         if self.radius:  # each point's mean by one product: a mean over the middle axis is 10x slower
             k, c = px.shape[1:]
             px = LINEAR[px.reshape(len(px), k * c)] @ np.kron(np.full((k, 1), 1.0 / k, dtype=np.float32),
