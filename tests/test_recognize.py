@@ -918,7 +918,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 5400588, "plain", "1c2", ".", "0.02 from it, 0.46 from this frame's light wooden balls, which are 0.47"),
     (PYRAMID, 5400532, "webcam", "2a1", "W", "as white as the camera records (0.46, its white at 0.48)"),
     (PYRAMID, 5400532, "webcam", "2a2", "W", "as white as the camera records (0.46, its white at 0.48)"),
-    (PYRAMID, 5500799, "plain", "1c4", "B", "1.43 darker and 0.38 less red than this frame's other red balls"),
+    (PYRAMID, 5500799, "plain", "1c4", "B", "over 85 px, behind balls read red or unknown only"),
+    (PYRAMID, 5500799, "soft-light", "1c4", "B", "over 85 px, behind balls read red or unknown only"),
     (PYRAMID, 5500726, "webcam", "1c3", "L", "its brightest tenth is at -0.43, near the lit plate"),
     (PYRAMID, 2601142, "webcam", "1c4", "L", "its brightest tenth is at -0.51, near the lit plate"),
     (GRID, 4400413, "webcam", "d2", "B.", "with a hand in view: skin would look so"),
@@ -978,8 +979,10 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 5400532 (Sparks, through a webcam): three brightly lit white balls, clipped to the
       camera's white, read empty at P(empty) 0.99-1.00 (a base ball, and the two level-2
       balls over it); a place read empty as white as the camera records is ``?`` now;
-    - 5500799 (Sparks, 640x480, balls 8 px across): a black base ball 40 % in view among red
-      ones read red, 1.43 darker than they are (``odd_red`` from 1.4); 5500726 (Pylos,
+    - 5500799 (Sparks, 640x480, balls 16 px across): a black base ball 40 % in view among red
+      ones read red, 1.43 darker than they are (``odd_red`` from 1.4), and under a soft light
+      too, there 0.10 redder than they are; both are now slivers first: 85 px in view behind
+      balls read red or unknown only (``red_unknown_share``, ``red_unknown_px``); 5500726 (Pylos,
       through a webcam), a light wooden base ball under three level-2 balls read stained at
       level -3.79, its lit side at -0.43, and 2601142 (Pylos, through a webcam whose orange
       cast reddens the light wood) one half in shadow at -2.58, its lit side at -0.51

@@ -441,20 +441,27 @@ def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: 
     sliver of a light ball, and a sliver of a black ball behind a red one takes on the red
     in the blur; behind balls of its own colour, a sliver can only be that colour, but for
     red, which a black sliver behind red balls shows (below ``th.red_base_share``). A light
-    wooden ball, the plate's own wood, is a sliver below ``th.wooden_base_share``."""
+    wooden ball, the plate's own wood, is a sliver below ``th.wooden_base_share``. So is a
+    small red one behind balls read red or unknown (``th.red_unknown_share`` and
+    ``red_unknown_px``): those may be red."""
     out = dict(readings)
     for i, r in readings.items():
         if layout.levels[i] != 1 or r.code in "?.#":
             continue
         share = th.wooden_base_share if r.code in WOODEN else th.base_share
-        if not r.seen < max(share, th.red_base_share if r.code == RED else 0.0):
+        if not r.seen < max(share, max(th.red_base_share, th.red_unknown_share) if r.code == RED else 0.0):
             continue
         hiding = {readings[int(j)].code for j in
                   np.flatnonzero((geo.hidden[i] & geo.body_ok[i][:, None]).any(axis=0) & maybe)}
+        pixels = r.seen * math.pi * float(geo.radius_px[i]) ** 2
         if r.seen < share and (r.code in LIGHT or hiding - {r.code}):
             why = "of a light ball or behind other colours"
-        elif r.code == RED and hiding == {RED}:
+        elif r.code == RED and hiding == {RED} and r.seen < th.red_base_share:
             why = "behind red balls only: a black ball's sliver there takes on their red"
+        elif (r.code == RED and "?" in hiding and hiding <= {RED, "?"} and r.seen < th.red_unknown_share
+              and pixels < th.red_unknown_px):
+            why = (f"over {pixels:.0f} px, behind balls read red or unknown only: a black ball's sliver there "
+                   "would take on the red of those that are red")
         else:
             continue
         out[i] = Reading("?", f"ball?, a sliver ({r.seen:.0%} in view) {why}", r.p, r.shares, seen=r.seen,

@@ -150,6 +150,8 @@ class Geometry:
     #: how loosely the markers pin each position's image down: the pose's spread there
     #: (:meth:`Pose.spread`, one standard deviation) over the ball's radius in pixels
     loose: np.ndarray
+    #: each position's ball radius in pixels
+    radius_px: np.ndarray
     #: per position above the base, the lower positions whose ball would be seen right behind
     #: its ball (image centres less than a radius apart, farther from the camera)
     behind: tuple[tuple[int, ...], ...]
@@ -211,10 +213,11 @@ class Geometry:
         allpts = np.concatenate(points)
         pixels = pose.pixels(allpts)
         depth = np.maximum(pose.to_camera(layout.centres)[:, 2], 1e-6)
-        loose = pose.spread(layout.centres) / (pose.focal * r / depth)
+        radius_px = pose.focal * r / depth
+        loose = pose.spread(layout.centres) / radius_px
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden, loose, *cls._behind(layout, pose, depth), through, ring,
-                   ring_hidden)
+                   under, under_ok, under_hidden, loose, radius_px, *cls._behind(layout, pose, depth), through,
+                   ring, ring_hidden)
 
     @staticmethod
     def _behind(layout: Layout, pose: Pose, depth: np.ndarray) -> tuple[tuple[tuple[int, ...], ...], ...]:

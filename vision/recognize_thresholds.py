@@ -71,6 +71,15 @@ class Thresholds:
     #: it two or three pixels), read red at 0.28 and 0.35 in view (2600964, 3700515); 13
     #: red balls read right on the benchmark's 6,000 frames fall below it (in view 0.21-0.39)
     red_base_share: float = 0.4
+    #: ... and one behind balls read red or unknown only (one unknown at least: it may be
+    #: red), less than this and over fewer than ``red_unknown_px`` pixels (its share of the
+    #: ball's disc): the neighbours' red reaches 2-3 px into it. Fresh 5500799 1c4 (Sparks,
+    #: 640x480, under a soft light), a black ball behind three unknown balls (two of them
+    #: red) read red 40 % and 85 px in view; 57 of 5,008 red base balls read right on the
+    #: benchmark's pyramid seeds (Sparks frames of the first 1,500 plain, 1,000 through
+    #: webcams, under soft light, with far colours) fall below both
+    red_unknown_share: float = 0.5
+    red_unknown_px: float = 150.0
     #: ... and one showing less than ``wooden_seen`` of itself needs P(ball) ``wooden_ball``,
     #: as an empty hollow needs ``base_empty``: told from the plate's wood by shading alone,
     #: both ways. Empty hollows in a neighbour's shadow were read as light wood at
@@ -149,7 +158,7 @@ class Thresholds:
     #: one 37 % in view in a dark frame, through a webcam, 1.59 darker and 0.19 less red
     #: (fresh 4400157). On the benchmark's 6,000 frames it doubts 5 red balls read right, and
     #: 3 readings resting on or seen through them; at 0.2 less red 4 and 3, at 0.3 3 and 2.
-    #: 1.4 darker (from 1.5) takes a black base ball 40 % in view among red ones, 8 px across
+    #: 1.4 darker (from 1.5) takes a black base ball 40 % in view among red ones, 16 px across
     #: at 640x480, 1.43 darker and 0.38 less red (fresh 5500799 1c4), and doubts 1 more red
     #: ball read right on the benchmark's first 3,000 plain seeds and 1,000 through webcams
     #: and with far colours (1.3: 2 more)
