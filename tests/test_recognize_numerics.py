@@ -98,10 +98,16 @@ def test_pixels_at_reads_what_indexing_by_rows_and_columns_reads():
     rng = np.random.default_rng(3)
     image = rng.integers(0, 256, (30, 40, 3), dtype=np.uint8)
     rows, cols = rng.integers(0, 30, (7, 5)), rng.integers(0, 40, (7, 5))
-    assert np.array_equal(pixels_at(image, rows, cols), image[rows, cols])
-    assert np.array_equal(pixels_at(image[..., 1].copy(), rows, cols)[..., 0], image[rows, cols, 1])
+    rows[0, :2] = -1  # outside the image: reads pixel 0, 0, marked outside
+    px, inside = pixels_at(image, np.stack([rows, cols], axis=-1))
+    assert np.array_equal(inside, rows >= 0)
+    assert np.array_equal(px[inside], image[rows[inside], cols[inside]])
+    assert np.array_equal(px[~inside], image[[0, 0], [0, 0]])
+    grey, _ = pixels_at(image[..., 1].copy(), np.stack([rows, cols], axis=-1))
+    assert np.array_equal(grey[inside][:, 0], image[rows[inside], cols[inside], 1])
     view = image[:, ::2]  # not contiguous: read as it is, not as the memory beneath it lies
-    assert np.array_equal(pixels_at(view, rows, cols // 2), view[rows, cols // 2])
+    px, _ = pixels_at(view, np.stack([rows, cols // 2], axis=-1))
+    assert np.array_equal(px[inside], view[rows[inside], cols[inside] // 2])
 
 
 def test_a_recognizer_works_out_where_to_sample_once_per_pose_and_frame_size():

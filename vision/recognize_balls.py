@@ -194,8 +194,7 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
 
 def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (R G B order) of a BGR image at (row, column) pixels, and which lie inside."""
-    inside = pixels[:, 0] >= 0
-    px = pixels_at(image, np.where(inside, pixels[:, 0], 0), np.where(inside, pixels[:, 1], 0))
+    px, inside = pixels_at(image, pixels)
     return LINEAR[px[:, ::-1]], inside
 
 

@@ -36,14 +36,16 @@ LUMA = np.array([0.2126, 0.7152, 0.0722], dtype=np.float32)
 EPS = 1e-4
 
 
-def pixels_at(image: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """The pixels of ``image`` (H x W x C, or H x W: C = 1) at ``rows``, ``cols`` (one
-    shape, each in the image): ``rows.shape`` x C. One take from the flattened frame, an
-    order of magnitude faster than NumPy's indexing by a pair of index arrays, which a
-    frame pays for every sample it reads."""
-    flat = rows * image.shape[1] + cols
+def pixels_at(image: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pixels of ``image`` (H x W x C, or H x W: C = 1) at ``points`` (... x 2, row and
+    column; a row of -1 marks a point outside the image, which reads pixel 0, 0):
+    ``points.shape[:-1]`` x C, and which points lie inside. One take from the flattened
+    frame, an order of magnitude faster than NumPy's indexing by a pair of index arrays,
+    which a frame pays for every sample it reads."""
+    inside = points[..., 0] >= 0
+    flat = np.where(inside, points[..., 0] * image.shape[1] + points[..., 1], 0)
     pixels = image.reshape(image.shape[0] * image.shape[1], -1)
-    return np.take(pixels, flat.ravel(), axis=0).reshape(flat.shape + pixels.shape[1:])
+    return np.take(pixels, flat.ravel(), axis=0).reshape(flat.shape + pixels.shape[1:]), inside
 
 
 def linear_rgb(colour: Sequence[int]) -> np.ndarray:

@@ -202,8 +202,7 @@ class GridGeometry:
 def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (R G B order) of a BGR image at the cells' (row, column) sample pixels
     (any leading shape), and which lie inside the image."""
-    inside = px[..., 0] >= 0
-    values = pixels_at(image, np.where(inside, px[..., 0], 0), np.where(inside, px[..., 1], 0))
+    values, inside = pixels_at(image, px)
     return LINEAR[values[..., ::-1]].astype(np.float64), inside
 
 

@@ -216,14 +216,14 @@ class Geometry:
         radius_px = pose.focal * r / depth
         loose = pose.spread(layout.centres) / radius_px
         return cls(pixels, body, body_ok, normals, face, hidden, beyond, inner, outer, outline_hidden,
-                   under, under_ok, under_hidden, loose, radius_px, *cls._behind(layout, pose, depth), through,
-                   ring, ring_hidden)
+                   under, under_ok, under_hidden, loose, radius_px, *cls._behind(layout, pose, depth, radius_px),
+                   through, ring, ring_hidden)
 
     @staticmethod
-    def _behind(layout: Layout, pose: Pose, depth: np.ndarray) -> tuple[tuple[tuple[int, ...], ...], ...]:
-        """:attr:`behind` and :attr:`aligned`."""
+    def _behind(layout: Layout, pose: Pose, depth: np.ndarray,
+                radius: np.ndarray) -> tuple[tuple[tuple[int, ...], ...], ...]:
+        """:attr:`behind` and :attr:`aligned` (``radius``: each ball's in pixels)."""
         centres = pose.project(layout.centres)
-        radius = pose.focal * layout.radius / depth
         apart = np.hypot(*(centres[:, None, :] - centres[None, :, :]).transpose(2, 0, 1)) / radius[:, None]
         lower = (layout.levels[None, :] < layout.levels[:, None]) & (depth[None, :] > depth[:, None])
         return tuple(tuple(tuple(int(j) for j in np.flatnonzero(lower[i] & (apart[i] < limit)))

@@ -151,8 +151,8 @@ class Samples:
 def _pixels(image: np.ndarray, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The image's pixels at the samples ``pts`` (float, a channel axis even for grey) and
     which of them lie inside the image."""
-    inside = pts[..., 0] >= 0
-    return pixels_at(image, np.where(inside, pts[..., 0], 0), np.where(inside, pts[..., 1], 0)).astype(np.float32), inside
+    px, inside = pixels_at(image, pts)
+    return px.astype(np.float32), inside
 
 
 #: of a grid cell's PLATE_GRID x PLATE_GRID samples over its control plate's square, all but
