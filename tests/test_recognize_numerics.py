@@ -10,9 +10,12 @@ import pytest
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_colour import LINEAR, Patches, pixels_at, quantile
-from vision.recognize_features import percentiles
+from vision.recognize_balls import gather
+from vision.recognize_colour import LINEAR, Patches, measure_plate, pixels_at, quantile
+from vision.recognize_features import measure_level, percentiles
+from vision.recognize_levels import measured_levels
 from vision.recognize_model import load
+from vision.recognize_thresholds import Thresholds
 from vision.render import Camera, render
 
 PYRAMID = load_board("pyramid-4")
@@ -119,3 +122,71 @@ def test_a_recognizer_works_out_where_to_sample_once_per_pose_and_frame_size():
     assert rec.patches(pose, image.shape) is not None and rec.patches(pose, image.shape)[0] is first[0]
     assert rec.patches(pose, (240, 320, 3))[0] is not first[0]
     assert rec.patches(rec.pose(image), image.shape)[0] is not first[0]
+
+
+def _lit_pyramid(cells: dict[str, str], seed: int):
+    """A frame of ``cells`` from 35 degrees off vertical, its geometry and samples."""
+    cam = Camera.look_at((60, -300, 420), (0, 0, 0), 60, 1280, 720)
+    image = render(PYRAMID, cells, cam, rng=random.Random(seed), noise=1.0).image
+    rec = Recognizer(PYRAMID, "sparks")
+    pose = rec.pose(image)
+    geo = rec.geometry(pose)
+    lin, inside = gather(image, geo.pixels)
+    plate = measure_plate(image, PYRAMID, pose).colour
+    return rec, image, geo, lin, inside, plate
+
+
+def _measure_levels(rec, geo, lin, inside, plate, guess):
+    """Each level read with ``guess`` (a place read empty where the model finds it so more
+    likely than not), its measures checked against measuring that level alone: the
+    positions then taken to maybe hold a ball, and the rows of each batch measured."""
+    layout = rec.layout
+    zeros = np.zeros(len(guess))
+    batches = []
+
+    def measure(rows, above):
+        batch = measure_level(geo, rows, lin, inside, above, plate, rec.protos, "WBR", layout.levels, False, zeros)
+        batches.append(len(rows))
+        return batch, rec.model.probabilities(batch.x)
+
+    maybe = np.ones(len(guess), dtype=bool)
+    levels = 0
+    for idx, batch, probs in measured_levels(layout, geo, maybe, guess, measure, Thresholds()):
+        alone = measure_level(geo, idx, lin, inside, maybe.copy(), plate, rec.protos, "WBR", layout.levels, False,
+                              zeros)
+        assert np.array_equal(batch.x, alone.x) and np.array_equal(batch.counts, alone.counts)
+        assert np.array_equal(batch.colour, alone.colour, equal_nan=True) and batch.shares == alone.shares
+        assert np.allclose(probs, rec.model.probabilities(alone.x), rtol=0, atol=1e-12)
+        maybe[idx] = probs[:, 0] < 0.5
+        levels += 1
+    assert levels == 4 and 1 <= len(batches) <= 4
+    return maybe, batches
+
+
+@pytest.mark.parametrize("guess_of", ["none above", "all", "random"])
+def test_levels_measured_together_are_what_measuring_level_by_level_gives(guess_of):
+    cells = {"1a1": "W", "1b1": "R", "1a2": "B", "1b2": "W", "1c1": "B", "1c2": "R", "1b3": "W", "1c3": "W",
+             "1d4": "R", "2a1": "B", "2b1": "W", "2b2": "R", "3a1": "R"}
+    rec, _, geo, lin, inside, plate = _lit_pyramid(cells, 4)
+    layout = rec.layout
+    truth = np.array([cells.get(n, ".") != "." for n in layout.names])
+    guess = {"none above": layout.levels == 1, "all": np.ones(len(truth), dtype=bool),
+             "random": np.random.default_rng(5).random(len(truth)) < 0.5}[guess_of]
+    maybe, batches = _measure_levels(rec, geo, lin, inside, plate, guess)
+    assert maybe[truth].all() and not maybe[~truth & (layout.levels > 2)].any(), "the frame was seen"
+    if guess_of == "none above":
+        assert len(batches) > 1, "wrong about the balls above: the levels under them measured again"
+    again, batches = _measure_levels(rec, geo, lin, inside, plate, maybe)
+    assert np.array_equal(again, maybe) and batches == [30], "guessed right: every level measured at once"
+
+
+def test_a_reading_is_the_same_whatever_the_last_frame_was():
+    rec, image, *_ = _lit_pyramid({"1a1": "W", "1b1": "R", "1a2": "B", "1b2": "W", "2a1": "B", "1c1": "W"}, 6)
+    first = rec.read(image)
+    assert first.observation.cells["2a1"] == "B"
+    other = Recognizer(PYRAMID, "sparks")
+    for guess in (np.ones(30, dtype=bool), np.zeros(30, dtype=bool), rec._present):
+        other._present = guess
+        again = other.read(image)
+        assert again.observation.cells == first.observation.cells and again.details == first.details
+        assert again.probabilities == first.probabilities

@@ -212,7 +212,7 @@ def _pyramid(rec: Any, image: np.ndarray, pose: Pose, plate: np.ndarray, hands: 
     ball of the start with the contents known."""
     start = start_cells(game) or {}
     layout, geo = rec.layout, rec.geometry(pose)
-    readings = read_pyramid(image, layout, geo, plate, rec.protos, letters, rec.model, hands, rec.thresholds)
+    readings, _ = read_pyramid(image, layout, geo, plate, rec.protos, letters, rec.model, hands, rec.thresholds)
     problems = []
     for name, r in readings.items():
         want = start.get(name, ".")

@@ -96,8 +96,9 @@ class Recognizer:
     confidence pull their prototype a little towards what they measured, within a bound
     of the calibrated (or default) value (vision/calibration_colours.py). The markers are
     looked for first where the last frame had them (:class:`MarkerTracker`), and the last
-    pose is kept while the frames show the markers exactly where it was found. That state
-    lives in this instance. On a grid, ``border_model`` (the shipped one by default) looks
+    pose is kept while the frames show the markers exactly where it was found; a pyramid's
+    levels are measured guessing the last frame's contents (vision/recognize_levels.py).
+    That state lives in this instance. On a grid, ``border_model`` (the shipped one by default) looks
     again at borders read bare or white (vision/recognize_border.py)."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
@@ -130,6 +131,9 @@ class Recognizer:
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
+        #: which positions the last frame's reading took to maybe hold a ball
+        #: (vision/recognize_levels.py: the next reading's guess)
+        self._present: np.ndarray | None = None
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
             self.border: Ensemble | None = None
@@ -230,9 +234,10 @@ class Recognizer:
         hands = find_hands(image, pose, self.rings, band)
         if self.layout is not None:
             palette = self.palette
-            readings = read_pyramid(image, self.layout, self.geometry(pose), plate,
-                                    palette.protos() if palette else self.protos, LETTERS[self.game],
-                                    self.model, hands, self.thresholds, palette.colour if palette else None)
+            readings, self._present = read_pyramid(image, self.layout, self.geometry(pose), plate,
+                                                   palette.protos() if palette else self.protos, LETTERS[self.game],
+                                                   self.model, hands, self.thresholds,
+                                                   palette.colour if palette else None, self._present)
             cells = {n: r.code for n, r in readings.items()}
             details = {n: _describe(r) for n, r in readings.items()}
             probabilities = {n: r.p for n, r in readings.items()}

@@ -44,8 +44,9 @@ from typing import Callable
 import numpy as np
 
 from .recognize_colour import LINEAR, LUMA, pixels_at
-from .recognize_features import in_view, measure_level, plate_shade
+from .recognize_features import Batch, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
+from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
 from .recognize_through import beneath_doubt, plate_between, through, unconfirmed
@@ -200,9 +201,14 @@ def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarra
 
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,
                  letters: str, model, hands: HandSigns, th: Thresholds = Thresholds(),
-                 colour_rule: ColourRule | None = None) -> dict[str, Reading]:
+                 colour_rule: ColourRule | None = None,
+                 guess: np.ndarray | None = None) -> tuple[dict[str, Reading], np.ndarray]:
     """Every position of the board, read level by level from the top; ``colour_rule``
-    replaces :func:`colour_of` (calibrated colours, vision/calibration.py)."""
+    replaces :func:`colour_of` (calibrated colours, vision/calibration.py). Also returns
+    which positions the levels' reading left as maybe holding a ball (all but those it
+    read empty, before the rules below looked again): the next frame's ``guess``. A
+    guess makes the reading cheaper where right and changes nothing it reads
+    (vision/recognize_levels.py); without one, none above the base is expected."""
     lin, inside = gather(image, geo.pixels)
     maybe = np.ones(len(layout.names), dtype=bool)
     near = np.array([hands.distance(*c[:2]) for c in layout.centres])
@@ -210,10 +216,15 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings: dict[int, Reading] = {}
     hollows: dict[int, np.ndarray] = {}  # the tint of each base hollow read empty
     white = math.log(1.0 / max(float(plate @ LUMA), 1e-6))  # 8-bit 255's level: the camera clips there
-    for idx in layout.by_level():
-        batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
+
+    def measure(rows: np.ndarray, above: np.ndarray) -> tuple[Batch, np.ndarray]:
+        batch = measure_level(geo, rows, lin, inside, above, plate, protos, letters, layout.levels,
                               hands.present, closeness)
-        probs = model.probabilities(batch.x)
+        return batch, model.probabilities(batch.x)
+
+    if guess is None:
+        guess = layout.levels == 1
+    for idx, batch, probs in measured_levels(layout, geo, maybe, guess, measure, th):
         for j, i in enumerate(idx):
             if geo.loose[i] > th.loose:
                 readings[int(i)] = Reading("?", f"the markers pin this place down to ±{geo.loose[i]:.0%} of a ball only",
@@ -253,7 +264,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = alike_below(layout, geo, readings, inside, maybe, th)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th)
-    return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}
+    return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
 
 
 def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: np.ndarray,

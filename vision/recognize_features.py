@@ -90,10 +90,29 @@ def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.nd
     return float(quantile(col.level[plate_like], SHADE_SHARE))
 
 
+def blocked(by: np.ndarray, maybe: np.ndarray) -> np.ndarray:
+    """Which samples (positions x samples) a ball that may be present blocks, ``by`` saying
+    which spheres would (positions x samples x spheres: bool, or 0/1 when ``maybe`` has a
+    row per position). ``maybe``: the spheres that may be present, one for all positions,
+    or one row per position (positions x spheres)."""
+    if maybe.ndim == 1:
+        return by[:, :, maybe].any(axis=2)
+    return np.matmul(by, maybe.astype(np.float32)[:, :, None])[:, :, 0] > 0
+
+
 def in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
     """The body samples of positions ``idx`` in the image and hidden by no ball that may be
-    present (positions x samples)."""
+    present (positions x samples; ``maybe`` one for all)."""
     return geo.body_ok[idx] & inside[geo.body[idx]] & ~geo.hidden[idx][:, :, maybe].any(axis=2)
+
+
+def _unblocked(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
+    """The body samples of positions ``idx`` :func:`in_view` and not meeting, beyond them,
+    a ball of their own level that may be present: what a position's measures rest on."""
+    ok = geo.body_ok[idx] & inside[geo.body[idx]]
+    if maybe.ndim == 1:
+        return ok & ~geo.hidden[idx][:, :, maybe].any(axis=2) & ~geo.beyond[idx][:, :, maybe].any(axis=2)
+    return ok & ~blocked(geo.body_by[idx], maybe)
 
 
 def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -151,16 +170,21 @@ class Batch:
     #: plate's, and the median level just outside the outline
     colour: np.ndarray
 
+    def rows(self, start: int, stop: int) -> Batch:
+        """The measures of positions ``start`` to ``stop`` of this batch."""
+        return Batch(self.x[start:stop], self.shares[start:stop], self.counts[start:stop], self.colour[start:stop])
+
 
 def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
                   plate: np.ndarray, protos: dict, letters: str, levels: np.ndarray, hand_frame: bool,
                   hand_near: np.ndarray) -> Batch:
     """Measures of the positions ``idx`` (one level) from the frame's sampled pixels
     (``lin``: linear RGB of :attr:`Geometry.pixels`, ``inside`` where in the image), with
-    ``maybe`` the positions that may hold a ball."""
+    ``maybe`` the positions that may hold a ball: one for all, or one row per position of
+    ``idx`` (several levels measured at once, each row with what is taken to be above it)."""
     x = np.zeros((len(idx), len(NAMES)))
     b = geo.body[idx]
-    ok = in_view(geo, idx, inside, maybe) & ~geo.beyond[idx][:, :, maybe].any(axis=2)
+    ok = _unblocked(geo, idx, inside, maybe)
     counts = ok.sum(axis=1)
     x[:, 0] = counts / np.maximum(geo.body_ok[idx].sum(axis=1), 1)
     x[:, 17] = levels[idx]
@@ -220,7 +244,8 @@ def _outline(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray
     """Median absolute and signed log contrast across the silhouette (inside minus out),
     and the median level just outside it."""
     inner, outer = geo.inner[idx], geo.outer[idx]
-    ok = inside[inner] & inside[outer] & ~geo.outline_hidden[idx][:, :, maybe].any(axis=2)
+    by = geo.outline_by[idx] if maybe.ndim > 1 else geo.outline_hidden[idx]
+    ok = inside[inner] & inside[outer] & ~blocked(by, maybe)
     plum = float(np.maximum(plate, 1e-4) @ LUMA)
     lin_in = np.log(np.maximum(lin[inner] @ LUMA, 1e-4) / plum)
     lin_out = np.log(np.maximum(lin[outer] @ LUMA, 1e-4) / plum)
@@ -235,19 +260,21 @@ def _under(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, 
     """Base positions: the share of the under ring in view, its median level, plate share
     and spread (zeros elsewhere)."""
     out = np.zeros((len(idx), 4))
-    base = levels[idx] == 1
-    if not base.any():
+    base = np.flatnonzero(levels[idx] == 1)
+    if not len(base):
         return out
+    if maybe.ndim > 1:
+        maybe = maybe[base]
+    idx = idx[base]
     u = geo.under[idx]
-    ok = geo.under_ok[idx] & inside[u] & ~geo.under_hidden[idx][:, :, maybe].any(axis=2)
+    by = geo.under_by[idx] if maybe.ndim > 1 else geo.under_hidden[idx]
+    ok = geo.under_ok[idx] & inside[u] & ~blocked(by, maybe)
     col = Colours.of(lin[u], plate)
     n = ok.sum(axis=1)
-    enough = base & (n >= 6)
+    enough = n >= 6
     q25, q50, q75 = percentiles(col.level, ok, [25, 50, 75])
     plate_like = col.plate_chroma()
-    out[:, 0] = n / u.shape[1]
-    out[:, 1] = q50
-    out[:, 2] = _masked_mean(plate_like, ok)
-    out[:, 3] = q75 - q25
-    out[~enough] = 0.0
+    mine = np.stack([n / u.shape[1], q50, _masked_mean(plate_like, ok), q75 - q25], axis=1)
+    mine[~enough] = 0.0
+    out[base] = mine
     return out
