@@ -98,8 +98,8 @@ class Recognizer:
     looked for first where the last frame had them (:class:`MarkerTracker`), and the last
     pose is kept while the frames show the markers exactly where it was found; a pyramid's
     levels are measured guessing the last frame's contents (vision/recognize_levels.py).
-    That state lives in this instance. On a grid, ``border_model`` (the shipped one by default) looks
-    again at borders read bare or white (vision/recognize_border.py)."""
+    That state lives in this instance. On a grid, ``border_model`` (the shipped one by
+    default) looks again at borders read bare or white (vision/recognize_border.py)."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),

@@ -10,8 +10,9 @@ wrong only about balls that could hide none of a position's samples, ``Geometry.
 the measures stand; from the first level it got wrong, the rest is measured again with
 what was read, and for the levels between, what the measures just dropped suggest (an
 empty place where they show enough of it and the model finds it empty as surely as
-reading one empty asks). The measures are those of measuring level by level, whatever the guess:
-a good guess (the last frame's reading, on a camera on a stand) only makes it cheaper.
+reading one empty asks). The measures are those of measuring level by level, whatever
+the guess: a good guess (the last frame's reading, on a camera on a stand) only makes
+them cheaper.
 """
 
 from __future__ import annotations
@@ -24,11 +25,11 @@ from .recognize_features import Batch
 from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
 
-#: measures of positions (``rows``), each row with the positions taken to be present above
-#: it (rows x positions): the measures and the model's probabilities
 #: the model's class for an empty place (its probabilities: empty, ball, hand)
 EMPTY = 0
 
+#: measures of positions (``rows``), each row with the positions taken to be present above
+#: it (rows x positions): the measures and the model's probabilities
 Measure = Callable[[np.ndarray, np.ndarray], tuple[Batch, np.ndarray]]
 
 
