@@ -58,6 +58,10 @@ class Colours:
         return cls(np.log((c @ LUMA) / float(p @ LUMA)), np.log(c[..., 0] / c[..., 1]) - math.log(p[0] / p[1]),
                    np.log(c[..., 2] / c[..., 1]) - math.log(p[2] / p[1]))
 
+    def at(self, where) -> Colours:
+        """The samples at ``where`` (an index or a mask)."""
+        return Colours(self.level[where], self.rg[where], self.bg[where])
+
     def near(self, proto, tol: float, band: tuple[float, float]) -> np.ndarray:
         return ((np.hypot(self.rg - proto.rg, self.bg - proto.bg) < tol)
                 & (self.level > band[0]) & (self.level < band[1]))

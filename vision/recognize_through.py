@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
+from functools import cached_property
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -28,6 +29,28 @@ from .recognize_pyramid import Geometry, Layout
 if TYPE_CHECKING:
     from .recognize_balls import Reading
     from .recognize_thresholds import Thresholds
+
+
+class Sight:
+    """Every position's body samples as a rule after the top-down pass sees them: which are
+    in view (hidden by no ball that may be present, ``maybe`` as that pass left it) and
+    their colours (positions x samples). Worked out for all positions at once, on first
+    use: a rule that looks at a few balls costs as much as one that looks at many."""
+
+    def __init__(self, geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray):
+        self.geo, self.lin, self.inside, self.maybe, self.plate = geo, lin, inside, maybe, plate
+
+    @cached_property
+    def view(self) -> np.ndarray:
+        return in_view(self.geo, np.arange(len(self.geo.body)), self.inside, self.maybe)
+
+    @cached_property
+    def colours(self) -> Colours:
+        return Colours.of(self.lin[self.geo.body], self.plate)
+
+    def own(self, j: int) -> tuple[np.ndarray, Colours]:
+        """Ball ``j``'s samples in view and their colours."""
+        return self.view[j], self.colours.at(j)
 
 
 def _doubt(r: Reading, why: str) -> Reading:
@@ -62,26 +85,25 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     level-2 ball was confirmed by the black ball below it, while the red and white balls it
     would also show looked black there."""
     out = dict(readings)
-    own: dict[int, tuple[np.ndarray, Colours]] = {}
+    sight = Sight(geo, lin, inside, maybe, plate)
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
             continue
-        seen, top, nearest = through(layout, geo, i, inside, maybe)
+        seen, top, nearest = through(layout, geo, i, inside, maybe, sight.view[i])
         met = np.flatnonzero(nearest.sum(axis=0) >= th.through_count)
         shown = [int(j) for j in met if out[int(j)].code not in "?."]
         why = "empty?, nothing it would show is seen there"
-        col = Colours.of(lin[geo.body[i]][seen], plate)
+        col = sight.colours.at(i).at(seen)
         gap = _gap_colour(col, top == 0, th)
         if gap is not None:
             why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
-        elif len(unlike := unlike_beside(geo, i, met, nearest, col, lin, inside, maybe, plate, th,
-                                         own)) >= th.unlike_balls:
+        elif len(unlike := unlike_beside(geo, i, met, nearest, col, th, sight)) >= th.unlike_balls:
             why = ("empty?, " + " and ".join(layout.names[j] for j in unlike) + " would show through it, but look "
                    "there unlike themselves beside it: a ball here would hide them")
         else:
             seen_there = (out[j].code for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
-                          and _itself_beside(geo, j, [i], out[j], th, _own(geo, j, lin, inside, maybe, plate, own)))
+                          and _itself_beside(geo, j, [i], out[j], th, sight.own(j)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
             if first is not None:
                 lean = _leaning_on(layout, out, i)
@@ -145,14 +167,14 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     if not doubted:
         return readings
     out = dict(readings)
-    own: dict[int, tuple[np.ndarray, Colours]] = {}
+    sight = Sight(geo, lin, inside, maybe, plate)
     for j, r in readings.items():
         if not r.colour or r.code in "?.#":
             continue
         over = [i for i in doubted if layout.levels[i] > layout.levels[j]]
         if not over:
             continue
-        samples = _own(geo, j, lin, inside, maybe, plate, own)
+        samples = sight.own(j)
         if not (samples[0] & geo.hidden[j][:, over].any(axis=1)).any():
             continue
         if not _itself_beside(geo, j, over, r, th, samples):
@@ -160,15 +182,6 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
             out[j] = _doubt(r, f"ball?, read partly where a ball at {names} would be, and not as its reading "
                                "says elsewhere")
     return out
-
-
-def _own(geo: Geometry, j: int, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray,
-         cache: dict[int, tuple[np.ndarray, Colours]]) -> tuple[np.ndarray, Colours]:
-    """Ball ``j``'s samples in view (as the top-down pass read it) and their colours,
-    measured once per rule."""
-    if j not in cache:
-        cache[j] = (in_view(geo, np.array([j]), inside, maybe)[0], Colours.of(lin[geo.body[j]], plate))
-    return cache[j]
 
 
 def _itself_beside(geo: Geometry, j: int, places: list[int], r: Reading, th: Thresholds,
@@ -187,12 +200,14 @@ def _beside(geo: Geometry, j: int, places: list[int], view: np.ndarray, th: Thre
     return beside if int(beside.sum()) >= th.min_samples else None
 
 
-def through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray,
-            maybe: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Place ``i``'s samples in view, and for each of those the level of the nearest balls
-    that may be present the view would meet through it were it empty (0: none, the plate
-    between balls) and which they are (samples x positions)."""
-    seen = in_view(geo, np.array([i]), inside, maybe)[0]
+def through(layout: Layout, geo: Geometry, i: int, inside: np.ndarray, maybe: np.ndarray,
+            seen: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Place ``i``'s samples in view (``seen``, when known already), and for each of those
+    the level of the nearest balls that may be present the view would meet through it
+    were it empty (0: none, the plate between balls) and which they are (samples x
+    positions)."""
+    if seen is None:
+        seen = in_view(geo, np.array([i]), inside, maybe)[0]
     met = geo.through[i][seen] & maybe
     top = np.where(met, layout.levels, 0).max(axis=1, initial=0)
     return seen, top, met & (layout.levels == top[:, None])
@@ -207,9 +222,8 @@ def _gap_colour(col: Colours, gap: np.ndarray, th: Thresholds) -> float | None:
     return far if far > th.gap_chroma else None
 
 
-def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, col: Colours, lin: np.ndarray,
-                  inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
-                  cache: dict[int, tuple[np.ndarray, Colours]]) -> list[int]:
+def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, col: Colours, th: Thresholds,
+                  sight: Sight) -> list[int]:
     """The lower balls met through place ``i`` (``met``; their samples ``nearest``, colours
     ``col``) that look there unlike themselves beside the place (on ``th.min_samples`` or
     more of their own samples a ball at ``i`` would not hide), up to ``th.unlike_balls``:
@@ -218,7 +232,7 @@ def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, c
     shadow on one."""
     out: list[int] = []
     for j in (int(j) for j in met):
-        view, own = _own(geo, j, lin, inside, maybe, plate, cache)
+        view, own = sight.own(j)
         beside = _beside(geo, j, [i], view, th)
         if beside is None:
             continue
