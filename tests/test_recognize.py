@@ -931,6 +931,10 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (GRID, 5200174, "webcam", "h4", "B.", "R, but with 2 of its samples clearly another tile colour"),
     (GRID, 5200193, "webcam", "h7", "G.", "B, but unlike the frame's other B tiles and 4.5 times nearer"),
     (GRID, 5200193, "webcam", "h9", "Gw", "B, but unlike the frame's other B tiles and 5.7 times nearer"),
+    (PYRAMID, 6100562, "soft-light", "2a2", ".", "right before 1b3, not seen, and 92% of it would show lower balls not "
+     "seen, or looking there as read"),
+    (PYRAMID, 6100562, "soft-light", "2b1", ".", "right before 1c2, not seen, and 96%"),
+    (PYRAMID, 6100567, "soft-light", "2b3", ".", "right before 1b3, not seen, and 98%"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -998,7 +1002,14 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 5200193 (through a webcam that saturates, the wood's blue crushed): two green tiles
       read blue, the edge of the frame's greens, which the webcam put between green and blue
       and which are mostly unclear; they lie 0.31-0.33 from the frame's blues, 4.5-5.7
-      times nearer the unclear tiles (``OFF_GROUP``)."""
+      times nearer the unclear tiles (``OFF_GROUP``);
+    - under a soft, bouncing light, 6100562 (Sparks, 800x600, a low camera): two empty
+      level-2 places read as balls at P(ball) 1.00, each right before a base ball read
+      unknown (0.24 and 0.09 radii apart) and 84-87 % of it showing such balls; the rest,
+      its rim, showing the black balls beside them as they look (``shows_below``); and
+      6100567, an empty level-2 place read white before a white base ball, 98 % of it
+      showing unknown balls, kept by the ball read on it that the same rule withdrew
+      (``alike_below`` now from the top down)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

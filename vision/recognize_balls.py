@@ -49,7 +49,7 @@ from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
-from .recognize_through import beneath_doubt, plate_between, through, unconfirmed
+from .recognize_through import Sight, beneath_doubt, plate_between, shows_below, through, unconfirmed
 
 
 #: balls of the plate's lightness, told from it by shading alone
@@ -261,7 +261,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th)
-    readings = alike_below(layout, geo, readings, inside, maybe, th)
+    readings = alike_below(layout, geo, readings, inside, maybe, th, Sight(geo, lin, inside, maybe, plate))
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
@@ -559,7 +559,7 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
 
 
 def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], inside: np.ndarray, maybe: np.ndarray,
-                th: Thresholds) -> dict[int, Reading]:
+                th: Thresholds, sight: Sight | None = None) -> dict[int, Reading]:
     """A ball above the base that the model is not quite sure of (P(ball) under
     ``th.upper_ball``) is unknown when most of its samples (``th.alike_below``) would, were
     the place empty, show a lower ball read in its colour or unknown (:attr:`Geometry.through`,
@@ -573,14 +573,19 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
     exactly behind it (:attr:`Geometry.aligned`) and nearly all its samples
     (``th.unseen_below``) would show lower balls read unknown, unless a ball read rests on
     it: seen obliquely, a ball right behind an empty place is shaded as one there would be,
-    and only its size, a few per cent smaller, differs."""
+    and only its size, a few per cent smaller, differs. Its samples that would show a lower
+    ball read by colour count with those when they look as that ball's reading says
+    (``sight``: the frame's colours; :func:`shows_below`): round the ball behind, the rim
+    shows its neighbours, as it would with the place empty. From the top down, so that a
+    ball resting on it whose reading this rule withdrew does not keep it."""
     out = dict(readings)
     codes = np.array([readings[j].code for j in range(len(layout.names))])
-    for i, r in readings.items():
+    for i in sorted(readings, key=lambda j: -layout.levels[j]):
+        r = readings[i]
         if layout.levels[i] == 1 or r.code in "?.#":
             continue
         back = [j for j in geo.aligned[i] if codes[j] == "?"]
-        if back and _rested_on(layout, readings, i):
+        if back and _rested_on(layout, out, i):
             back = []  # it is there
         if not back and not r.p[1] < th.upper_ball:
             continue
@@ -588,9 +593,12 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)
+        if back and sight is not None and unseen.mean() < th.unseen_below:
+            unseen |= shows_below(out, i, nearest, sight, th)
         if back and unseen.mean() >= th.unseen_below:
             out[i] = Reading("?", f"ball?, right before {layout.names[back[0]]}, not seen, and {unseen.mean():.0%} "
-                             "of it would show lower balls not seen were it empty: it may be them",
+                             "of it would show lower balls not seen, or looking there as read, were it empty: "
+                             "it may be them",
                              r.p, r.shares, seen=r.seen, glimpsed=True)
             continue
         if not r.p[1] < th.upper_ball:

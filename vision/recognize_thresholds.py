@@ -227,7 +227,10 @@ class Thresholds:
     #: (:attr:`Geometry.aligned`), ``unseen_below`` or more of its samples would show lower
     #: balls read unknown (hidden by it, most often) and no ball read rests on it: seen from
     #: 45 degrees, an empty level-2 place lies right before a base ball, whose shading is a
-    #: ball's. A red one read so at P(ball) 0.9995, 98 %
+    #: ball's. A red one read so at P(ball) 0.9995, 98 %. Samples that would show a lower
+    #: ball read by colour count too where they look as read (``shows_below``): two empty
+    #: places read as balls at P(ball) 1.00 showed unknown balls on 84 and 87 %, and on
+    #: their rims the black balls beside as they look
     unseen_below: float = 0.9
     #: a ball read black no darker than the plate's deepest shade round the base (the
     #: darkest 2 % of its samples, :func:`plate_shade`) less this is unknown

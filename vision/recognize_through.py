@@ -252,6 +252,21 @@ def _median_colour(col: Colours, where: np.ndarray) -> tuple[float, float, float
     return level, rg, bg
 
 
+def shows_below(readings: dict[int, Reading], i: int, nearest: np.ndarray, sight: Sight,
+                th: Thresholds) -> np.ndarray:
+    """Place ``i``'s samples in view (``nearest``: the lower balls each would meet were it
+    empty, :func:`through`) that would meet a ball read by colour and, as a group, look
+    as that ball's reading says (:func:`_looks_itself`): what the place shows there is
+    what it would show empty."""
+    seen, col = sight.own(i)
+    col = col.at(seen)
+    out = np.zeros(len(nearest), dtype=bool)
+    for j in np.flatnonzero(nearest.any(axis=0)):
+        if _looks_itself(readings[int(j)], col, nearest[:, j], th):
+            out |= nearest[:, j]
+    return out
+
+
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
     if not r.colour:
