@@ -261,9 +261,10 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th)
-    readings = alike_below(layout, geo, readings, inside, maybe, th, Sight(geo, lin, inside, maybe, plate))
-    readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th)
-    readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th)
+    sight = Sight(geo, lin, inside, maybe, plate)  # worked out once, on first need, for the three rules below
+    readings = alike_below(layout, geo, readings, inside, maybe, th, sight)
+    readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
+    readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
 
 
@@ -589,7 +590,7 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
             back = []  # it is there
         if not back and not r.p[1] < th.upper_ball:
             continue
-        _, top, nearest = through(layout, geo, i, inside, maybe)
+        _, top, nearest = through(layout, geo, i, inside, maybe, None if sight is None else sight.view[i])
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)

@@ -113,10 +113,9 @@ def in_view(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarra
 def _unblocked(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> np.ndarray:
     """The body samples of positions ``idx`` :func:`in_view` and not meeting, beyond them,
     a ball of their own level that may be present: what a position's measures rest on."""
-    ok = geo.body_ok[idx] & inside[geo.body[idx]]
     if maybe.ndim == 1:
-        return ok & ~geo.hidden[idx][:, :, maybe].any(axis=2) & ~geo.beyond[idx][:, :, maybe].any(axis=2)
-    return ok & ~blocked(geo.body_by[idx], maybe)
+        return in_view(geo, idx, inside, maybe) & ~geo.beyond[idx][:, :, maybe].any(axis=2)
+    return geo.body_ok[idx] & inside[geo.body[idx]] & ~blocked(geo.body_by[idx], maybe)
 
 
 def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:

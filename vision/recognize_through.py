@@ -59,7 +59,8 @@ def _doubt(r: Reading, why: str) -> Reading:
 
 
 def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
-                maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
+                maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
+                sight: Sight | None = None) -> dict[int, Reading]:
     """An empty place above the base is read only when what the view meets through it is
     seen: a place under it read empty, or a ball read among the nearest balls its samples
     would show (:attr:`Geometry.through`), met by a group of them (``th.through_count``:
@@ -85,7 +86,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     level-2 ball was confirmed by the black ball below it, while the red and white balls it
     would also show looked black there."""
     out = dict(readings)
-    sight = Sight(geo, lin, inside, maybe, plate)
+    sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
@@ -158,7 +159,8 @@ def _leaning_on(layout: Layout, readings: dict[int, Reading], i: int) -> float |
 
 
 def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
-                  maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
+                  maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
+                  sight: Sight | None = None) -> dict[int, Reading]:
     """A ball read by colour with samples that a place read empty in the top-down pass
     (``maybe`` false) would hide, where that place is no longer read empty, is unknown
     unless it looks as its reading says on its other samples: read as if nothing stood in
@@ -167,7 +169,7 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     if not doubted:
         return readings
     out = dict(readings)
-    sight = Sight(geo, lin, inside, maybe, plate)
+    sight = sight or Sight(geo, lin, inside, maybe, plate)
     for j, r in readings.items():
         if not r.colour or r.code in "?.#":
             continue
