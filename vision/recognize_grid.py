@@ -207,8 +207,9 @@ def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndar
 
 
 def median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    """Per row, the channel-by-channel median of the ``ok`` samples."""
-    return percentiles(np.moveaxis(rgb, -1, 0), ok, [50])[0].T
+    """Per row, the channel-by-channel median of the ``ok`` samples (``rgb`` may stack
+    several arrays of rows, all with the same ``ok``: one sort for all)."""
+    return np.moveaxis(percentiles(np.moveaxis(rgb, -1, 0), ok, [50])[0], 0, -1)
 
 
 def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -266,17 +267,24 @@ def _off_group(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray, unclear
     return out
 
 
+#: the overshoot's reach and the wood's light tried by :func:`_overshoot_error`
+_REACH = np.linspace(0.0, HALO_REACH, 11)[:, None, None]
+_SCALE = np.linspace(0.85, 1.15, 7)[:, None, None]
+
+
 def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.ndarray:
     """Per border sample (k x 3, with its cell's tile and wood), its distance relative to
     its brightness from the wood pushed away from the tile's colour, ``s * (ref + c * (ref -
     tile))`` (:data:`HALO`), clipped as the camera clips: a webcam that overshoots bright
     wood clips it white. The best of c in ten steps and s in 5 % steps; clipping makes the
     fit piecewise, and only the few glare samples are fitted."""
-    c = np.linspace(0.0, HALO_REACH, 11)[:, None, None, None]
-    s = np.linspace(0.85, 1.15, 7)[:, None, None]
-    miss = ring - np.clip(s * (ref + c * (ref - tile)), 0.0, 1.0)  # c x s x k x 3
-    best = np.einsum("...i,...i->...", miss, miss).min(axis=(0, 1))
-    return np.sqrt(best) / (np.linalg.norm(ring, axis=-1) + 1e-4)
+    pushed = (ref + _REACH * (ref - tile))[:, None] * _SCALE  # c x s x k x 3
+    np.minimum(pushed, 1.0, out=pushed)
+    np.maximum(pushed, 0.0, out=pushed)
+    pushed -= ring
+    pushed *= pushed
+    best = (pushed[..., 0] + pushed[..., 1] + pushed[..., 2]).reshape(-1, len(ring)).min(axis=0)
+    return np.sqrt(best) / (np.sqrt(np.einsum("ki,ki->k", ring, ring)) + 1e-4)
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
@@ -297,49 +305,59 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     the samples, where a bare border won but is not lit like wood, and where a bare border
     won, the median sum of its samples' spill and light (:data:`BARE_MIXED`; 0 elsewhere)."""
     keys = (".", "w", "b")
-    surfaces = [ref, ref * albedo["w"], ref * albedo["b"]]
-    n_cells, n = ring.shape[:2]
-    err = np.full((n_cells, n, 3), np.inf)
-    light = np.zeros((n_cells, n, 3))
-    spill = np.zeros((n_cells, n, 3))
-    norm_ring = np.linalg.norm(ring, axis=-1) + 1e-4
-    for j, surface in enumerate(surfaces):
-        A = np.stack([tile, surface], axis=2)  # cells x 3 x 2
-        AtA = A.transpose(0, 2, 1) @ A + 1e-12 * np.eye(2)
-        # one inverse per cell serves all its samples
-        coef = (ring @ A) @ np.linalg.inv(AtA).transpose(0, 2, 1)
-        coef = np.clip(coef, 0.0, [0.7, 1.6 if j < 2 else 6.0])
-        resid = ring - coef @ A.transpose(0, 2, 1)
-        err[..., j] = np.linalg.norm(resid, axis=-1) / norm_ring
-        light[..., j] = coef[..., 1]
-        if keys[j] == ".":
-            mixed = coef[..., 0] + coef[..., 1]  # the bare fit's spill and light, for BARE_MIXED
-        spill[..., j] = coef[..., 0] * np.linalg.norm(tile, axis=-1)[:, None] / norm_ring
+    n_cells = len(ring)
+    # the tile and the three surfaces per cell as columns: every sample's dot products with
+    # them in one product, and each two-column least squares solved in closed form
+    cols = np.stack([tile, ref, ref * albedo["w"], ref * albedo["b"]], axis=2)  # cells x 3 x 4
+    dots = ring @ cols  # cells x n x 4
+    gram = np.einsum("cki,ckj->cij", cols, cols)
+    tt, ts, ss = gram[:, 0, 0, None, None], gram[:, 0, None, 1:], np.diagonal(gram, axis1=1, axis2=2)[:, None, 1:]
+    rt, rs = dots[..., :1], dots[..., 1:]  # cells x n x 1, cells x n x 3 (a surface each)
+    det = (tt + 1e-12) * (ss + 1e-12) - ts * ts
+    alpha = np.clip(((ss + 1e-12) * rt - ts * rs) / det, 0.0, 0.7)
+    light = np.clip(((tt + 1e-12) * rs - ts * rt) / det, 0.0, [1.6, 1.6, 6.0])
+    rr = np.einsum("cnk,cnk->cn", ring, ring)[..., None]
+    # |ring - alpha * tile - light * surface|^2, expanded
+    miss = rr - 2.0 * (alpha * rt + light * rs) + alpha * alpha * tt + 2.0 * alpha * light * ts + light * light * ss
+    norm_ring = np.sqrt(rr) + 1e-4
+    err = np.sqrt(np.maximum(miss, 0.0)) / norm_ring
+    mixed = alpha[..., 0] + light[..., 0]  # the bare fit's spill and light, for BARE_MIXED
+    spill = alpha * np.sqrt(tt) / norm_ring
     best = err.argmin(axis=-1)
-    order = np.sort(err, axis=-1)
+    e0, e1, e2 = err[..., 0], err[..., 1], err[..., 2]
+    first = np.minimum(np.minimum(e0, e1), e2)
+    second = np.minimum(np.maximum(e0, e1), np.maximum(np.minimum(e0, e1), e2))
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
-    clear = (order[..., 0] < 0.12) & (order[..., 0] * 2.0 < order[..., 1]) & (pick(spill) < 0.25)
-    bright_enough = (best == keys.index("b")) | (pick(light) >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
+    clear = (first < 0.12) & (first * 2.0 < second) & (pick(spill) < 0.25)
+    picked_light = pick(light)
+    bright_enough = (best == keys.index("b")) | (picked_light >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
     lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
     bright = lum > GLARE * ref_lum
     glare = (lum > GLARE * np.maximum(ref_lum, float(plate @ LUMA))) & (ring[..., 1] >= ref[:, None, 1])
     seen = glare & ok
-    pushed = np.zeros(seen.shape)
-    cell = np.nonzero(seen)[0]
-    pushed[seen] = _overshoot_error(ring[seen], tile[cell], ref[cell])
-    overshoot, white = percentiles(np.stack([pushed, err[..., 1]]), seen, [50])[0]
-    glare &= ~(overshoot * HALO < white)[:, None]
+    glaring = np.flatnonzero(seen.any(axis=1))
+    if len(glaring):
+        # only cells with glare in view: elsewhere there is nothing to explain
+        where = seen[glaring]
+        pushed = np.zeros(where.shape)
+        cell = glaring[np.nonzero(where)[0]]
+        pushed[where] = _overshoot_error(ring[glaring][where], tile[cell], ref[cell])
+        overshoot, white = percentiles(np.stack([pushed, e1[glaring]]), where, [50])[0]
+        glare[glaring] &= ~(overshoot * HALO < white)[:, None]
     best = np.where(glare, keys.index("w"), best)
     clipped = ring.max(axis=-1) > 0.95
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    bare = voting & (best == keys.index("."))
-    middle, lit = percentiles(pick(light), bare, [50, 75])
-    summed = percentiles(mixed, bare, [50])[0]
-    unlit = (win == keys.index(".")) & ((lit < BARE_LIGHT) | (middle > BARE_BRIGHT))
-    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit, \
-        np.where(win == keys.index("."), summed, 0.0)
+    unlit, summed = np.zeros(n_cells, dtype=bool), np.zeros(n_cells)
+    won_bare = np.flatnonzero(win == keys.index("."))
+    if len(won_bare):
+        # the bare border's light and mixing, only where a bare border won
+        bare = (voting & (best == keys.index(".")))[won_bare]
+        (middle, mid_mixed), (lit, _) = percentiles(np.stack([picked_light[won_bare], mixed[won_bare]]), bare, [50, 75])
+        unlit[won_bare] = (lit < BARE_LIGHT) | (middle > BARE_BRIGHT)
+        summed[won_bare] = mid_mixed
+    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit, summed
 
 
 def _greener_than_reds(chroma: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
@@ -398,8 +416,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     ok_b &= geo.border_ok
     chroma = chromaticity(tile, ref[:, None, :])
     colour, share, other = _tile_colours(chroma, ok_t, protos)
-    chroma_median = median_rgb(chroma, ok_t)
-    tile_median = median_rgb(tile, ok_t)
+    chroma_median, tile_median = median_rgb(np.stack([chroma, tile]), ok_t)
     alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(median_rgb(wood, ok_w), SAME_FLOOR)).T)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
@@ -410,14 +427,18 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
+    # plain Python values from here: the rules below read them a cell at a time
+    in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, summed, unlit, \
+        cshare, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off,
+                                             ok_b.sum(axis=1), overexposed, summed, unlit, cshare, ctrl))
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
         if not in_view[i]:
             out[name] = CellReading("??", "out of view")
             continue
         c = "RGB"[colour[i]]
-        if geo.loose[i] > 4 * LOOSE:
-            out[name] = CellReading("??", f"the markers pin this cell down to ±{geo.loose[i]:.1f} border widths only")
+        if loose[i] > 4 * LOOSE:
+            out[name] = CellReading("??", f"the markers pin this cell down to ±{loose[i]:.1f} border widths only")
         elif share[i] < SHARE:
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
         elif alike[i] < SAME_AS_WOOD:
@@ -433,10 +454,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"{c}, but unlike the frame's other {c} tiles and {off[i]:.1f} times nearer "
                                           "to tiles whose colour could not be told: the camera's colours put it "
                                           "between two tile colours")
-        elif geo.border_px < MIN_BORDER_PX or ok_b[i].sum() < 6:
+        elif geo.border_px < MIN_BORDER_PX or border_seen[i] < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
-        elif geo.loose[i] > LOOSE:
-            out[name] = CellReading(c + "?", f"the markers pin the border down to ±{geo.loose[i]:.0%} of its width only")
+        elif loose[i] > LOOSE:
+            out[name] = CellReading(c + "?", f"the markers pin the border down to ±{loose[i]:.0%} of its width only")
         elif overexposed[i]:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
         elif summed[i] > BARE_MIXED:
