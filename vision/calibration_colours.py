@@ -171,7 +171,7 @@ def tile_chroma(image: np.ndarray, layout: GridLayout, geo: GridGeometry,
     to it (as ``read_grid`` judges tiles), and whether enough samples were in view."""
     wood, ok_w = gather_cells(image, geo.wood)
     tile, ok_t = gather_cells(image, geo.tile)
-    ref, _ = local_wood(wood, ok_w, plate)
+    ref = local_wood(wood, ok_w, plate)[0]
     chroma = chromaticity(tile, ref[:, None, :])
     ok_t = ok_t & np.isfinite(chroma).all(axis=-1)
     return median_rgb(chroma, ok_t), (ok_t.sum(axis=1) >= 10) & (ok_w.sum(axis=1) >= 8)

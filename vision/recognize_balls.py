@@ -43,7 +43,7 @@ from typing import Callable
 
 import numpy as np
 
-from .recognize_colour import LINEAR, LUMA, pixels_at
+from .recognize_colour import LUMA, pixels_at, to_linear
 from .recognize_features import Batch, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
@@ -196,7 +196,7 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
 def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Linear RGB (R G B order) of a BGR image at (row, column) pixels, and which lie inside."""
     px, inside = pixels_at(image, pixels)
-    return LINEAR[px[:, ::-1]], inside
+    return to_linear(px[:, ::-1]), inside
 
 
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,

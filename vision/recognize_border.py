@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .pose import Pose
-from .recognize_colour import LINEAR
+from .recognize_colour import to_linear
 from .recognize_features import LUMA
 from .recognize_model import Ensemble, Model
 
@@ -91,24 +91,32 @@ def profile_features(image: np.ndarray, points: np.ndarray, ref: np.ndarray, bor
     flat = points.reshape(1, -1, 2)
     values = cv2.remap(image, flat[..., 0], flat[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     per = p // len(STEPS)
-    rgb = LINEAR[values[0, :, ::-1]].reshape(n, len(STEPS), per, 3).astype(np.float64)
+    rgb = to_linear(values[0, :, ::-1]).reshape(n, len(STEPS), per, 3)  # float32: sorted as is, widened after
     ref = np.maximum(ref, 1e-4)
     # the logs sort as the light does: only the order statistics wanted are logged
-    light = np.sort(np.maximum(rgb, 1e-4).transpose(0, 1, 3, 2), axis=-1)  # n x steps x 3 x samples
+    light = np.sort(rgb.transpose(0, 1, 3, 2), axis=-1)  # n x steps x 3 x samples
     mid = per // 2
-    med = np.log(light[..., mid]) if per % 2 else (np.log(light[..., mid - 1]) + np.log(light[..., mid])) / 2
+    med = _log(light[..., mid]) if per % 2 else (_log(light[..., mid - 1]) + _log(light[..., mid])) / 2
     med = (med - np.log(ref)[:, None, :]).reshape(n, -1)
-    lum = np.log(np.sort(np.maximum(rgb[:, SPREAD] @ LUMA, 1e-4), axis=-1)) - np.log(ref @ LUMA)[:, None, None]
-    quart = np.stack([_quantile(lum, 0.25), _quantile(lum, 0.75)], axis=1)  # n x 2 x steps
+    lum = np.sort(rgb[:, SPREAD].astype(np.float64) @ LUMA, axis=-1)
+    ref_lum = np.log(ref @ LUMA)[:, None]
+    quart = np.stack([_log_quantile(lum, 0.25, ref_lum), _log_quantile(lum, 0.75, ref_lum)], axis=1)  # n x 2 x steps
     return np.concatenate([med, quart.reshape(n, -1), np.full((n, 1), np.log(max(border_px, 1e-3)))], axis=1)
 
 
-def _quantile(ordered: np.ndarray, q: float) -> np.ndarray:
-    """The ``q`` quantile along the last axis of sorted values, interpolated linearly."""
+def _log(light: np.ndarray) -> np.ndarray:
+    """The log of linear light (widened to float64), dark taken as 1e-4."""
+    return np.log(np.maximum(light.astype(np.float64), 1e-4))
+
+
+def _log_quantile(ordered: np.ndarray, q: float, offset: np.ndarray) -> np.ndarray:
+    """The ``q`` quantile along the last axis of the logs of sorted light less ``offset``,
+    interpolated linearly: only the two values it lies between are logged."""
     h = q * (ordered.shape[-1] - 1)
     i = int(h)
     j = min(i + 1, ordered.shape[-1] - 1)
-    return ordered[..., i] + (ordered[..., j] - ordered[..., i]) * (h - i)
+    a, b = _log(ordered[..., i]) - offset, _log(ordered[..., j]) - offset
+    return a + (b - a) * (h - i)
 
 
 def load_border_model() -> Ensemble | None:

@@ -21,7 +21,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
-from .recognize_colour import LINEAR, linear_rgb, log_chroma, pixels_at, quantile
+from .recognize_colour import linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import LUMA, Colours, percentiles
 from .recognize_model import Ensemble
 
@@ -203,7 +203,7 @@ def gather_cells(image: np.ndarray, px: np.ndarray) -> tuple[np.ndarray, np.ndar
     """Linear RGB (R G B order) of a BGR image at the cells' (row, column) sample pixels
     (any leading shape), and which lie inside the image."""
     values, inside = pixels_at(image, px)
-    return LINEAR[values[..., ::-1]].astype(np.float64), inside
+    return to_linear(values[..., ::-1]).astype(np.float64), inside
 
 
 def median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
@@ -212,16 +212,17 @@ def median_rgb(rgb: np.ndarray, ok: np.ndarray) -> np.ndarray:
     return np.moveaxis(percentiles(np.moveaxis(rgb, -1, 0), ok, [50])[0], 0, -1)
 
 
-def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, the wood next to it: the median of the samples with the plate's
     chromaticity (not a neighbour's black or white plate or tile); the plate's margin
     colour where fewer than five are (the wood between plates is too thin there). Also
-    whether the cell has its own reference."""
+    whether the cell has its own reference, and the median of all its samples in view
+    (whatever lies there: one sort gives both)."""
     col = Colours.of(wood, plate)
     like = ok & (np.hypot(col.rg, col.bg) < 0.2) & (col.level > -3.0)
     own = like.sum(axis=1) >= 5
-    ref = np.where(own[:, None], median_rgb(wood, like), plate[None, :])
-    return ref, own
+    near, around = median_rgb(np.stack([wood, wood]), np.stack([like, ok]))
+    return np.where(own[:, None], near, plate[None, :]), own, around
 
 
 def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
@@ -236,11 +237,15 @@ def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
     """Per cell, the tile colour most samples (their chromaticities relative to the wood
     round the cell) are clearly nearest to (twice as near as to the next), that share of
     its samples, and how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
-    dist = np.stack([np.linalg.norm(chroma - protos[k], axis=-1) for k in "RGB"], axis=-1)
-    order = np.sort(dist, axis=-1)
-    clear = ok & (order[..., 0] * 2.0 < order[..., 1]) & (order[..., 0] < TILE_TOLERANCE)
+    diff = chroma[..., None, :] - np.stack([protos[k] for k in "RGB"])  # cells x samples x colours x 3
+    dist = np.sqrt(np.einsum("...i,...i->...", diff, diff))
+    d0, d1, d2 = dist[..., 0], dist[..., 1], dist[..., 2]
+    first = np.minimum(np.minimum(d0, d1), d2)
+    second = np.minimum(np.maximum(d0, d1), np.maximum(np.minimum(d0, d1), d2))
+    clear = ok & (first * 2.0 < second) & (first < TILE_TOLERANCE)
     nearest = dist.argmin(axis=-1)
-    votes = np.stack([(clear & (nearest == k)).sum(axis=1) for k in range(3)], axis=1)
+    cells = np.broadcast_to(np.arange(len(ok))[:, None], ok.shape)
+    votes = np.bincount(cells[clear] * 3 + nearest[clear], minlength=3 * len(ok)).reshape(-1, 3)
     best = votes.argmax(axis=1)
     won = votes[np.arange(len(best)), best]
     return best, won / np.maximum(ok.sum(axis=1), 1), votes.sum(axis=1) - won
@@ -410,14 +415,15 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hand``: an
     arm is in view (vision/recognize_hands.py); ``border``: the model that looks again at
     borders read bare or white (vision/recognize_border.py)."""
-    ref, wood, ok_w = wood_reference(image, geo, plate)
+    wood, ok_w = gather_cells(image, geo.wood)
+    ref, _, around = local_wood(wood, ok_w, plate)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
     chroma = chromaticity(tile, ref[:, None, :])
     colour, share, other = _tile_colours(chroma, ok_t, protos)
     chroma_median, tile_median = median_rgb(np.stack([chroma, tile]), ok_t)
-    alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(median_rgb(wood, ok_w), SAME_FLOOR)).T)
+    alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(around, SAME_FLOOR)).T)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
