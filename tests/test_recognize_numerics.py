@@ -11,8 +11,9 @@ import pytest
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_balls import gather
-from vision.recognize_colour import LINEAR, Patches, measure_plate, pixels_at, quantile
+from vision.recognize_colour import LINEAR, Patches, measure_plate, pixels_at, quantile, to_linear
 from vision.recognize_features import measure_level, percentiles
+from vision.recognize_grid import _border_fits
 from vision.recognize_levels import measured_levels
 from vision.recognize_model import load
 from vision.recognize_thresholds import Thresholds
@@ -50,6 +51,38 @@ def test_quantile_is_numpys_percentile(n, q):
     many = rng.normal(size=(n, 3))
     assert np.isclose(quantile(one, q), np.percentile(one, q), rtol=1e-6, atol=0)
     assert np.allclose(quantile(many, q), np.percentile(many, q, axis=0), rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("shape", [(0, 3), (7,), (40, 3), (6, 5, 3), (2, 3, 4, 27)])
+def test_to_linear_is_the_tables_value_for_every_level(shape):
+    levels = np.random.default_rng(len(shape)).integers(0, 256, shape, dtype=np.uint8)
+    for view in (levels, levels[..., ::-1]):  # channels reversed, as BGR frames are read
+        out = to_linear(view)
+        assert out.dtype == np.float32 and out.shape == view.shape
+        assert np.array_equal(out, LINEAR[view])
+    assert np.array_equal(to_linear(np.arange(256, dtype=np.uint8)), LINEAR)
+
+
+def test_border_fits_are_the_clipped_least_squares_of_each_sample():
+    rng = np.random.default_rng(11)
+    cells, n = 9, 14
+    ring = rng.uniform(0.0, 1.0, (cells, n, 3))
+    ring[0, 0] = 0.0  # a black sample: its distance is 0, not NaN
+    tile = rng.uniform(0.01, 0.9, (cells, 3))
+    ref = rng.uniform(0.05, 0.9, (cells, 3))
+    surfaces = [ref, ref * 1.4, ref * 0.05]
+    ring[1] = 0.3 * tile[1] + 6.5 * surfaces[2][1]  # light beyond the black plate's bound: clipped
+    err, alpha, light = _border_fits(ring, tile, surfaces)
+    for c in range(cells):
+        for j, surface in enumerate(surfaces):
+            A = np.stack([tile[c], surface[c]], axis=1)
+            coef = np.linalg.solve(A.T @ A, A.T @ ring[c].T).T  # n x 2, unclipped
+            coef = np.clip(coef, 0.0, [0.7, 6.0 if j == 2 else 1.6])
+            want = np.linalg.norm(ring[c] - coef @ A.T, axis=1) / (np.linalg.norm(ring[c], axis=1) + 1e-4)
+            assert np.allclose(alpha[c, :, j], coef[:, 0], rtol=1e-6, atol=1e-9), (c, j, np.abs(alpha[c, :, j] - coef[:, 0]).max())
+            assert np.allclose(light[c, :, j], coef[:, 1], rtol=1e-6, atol=1e-9), (c, j)
+            assert np.allclose(err[c, :, j], want, rtol=1e-6, atol=1e-7), (c, j)
+    assert np.all(light[1, :, 2] == 6.0) and np.all(err[0, 0] == 0.0)
 
 
 def test_the_ensemble_in_one_pass_is_the_mean_of_its_models():

@@ -99,7 +99,7 @@ class Patches:
         if self.radius:  # each point's mean by one product: a mean over the middle axis is 10x slower
             k, c = px.shape[1:]
             px = to_linear(px.reshape(len(px), k * c)) @ np.kron(np.full((k, 1), 1.0 / k, dtype=np.float32),
-                                                                np.eye(c, dtype=np.float32))
+                                                                 np.eye(c, dtype=np.float32))
         else:
             px = to_linear(px)
         out[self.inside] = px[:, ::-1]
