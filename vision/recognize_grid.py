@@ -414,10 +414,11 @@ class CellReading:
 
 
 def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per cell, the wood next to it (:func:`local_wood`), and its wood samples and which
-    are in view."""
+    """Per cell, the wood next to it and the median of all its wood samples in view
+    (:func:`local_wood`), and which of those samples are in view."""
     wood, ok_w = gather_cells(image, geo.wood)
-    return local_wood(wood, ok_w, plate)[0], wood, ok_w
+    ref, _, around = local_wood(wood, ok_w, plate)
+    return ref, around, ok_w
 
 
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
@@ -426,8 +427,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hand``: an
     arm is in view (vision/recognize_hands.py); ``border``: the model that looks again at
     borders read bare or white (vision/recognize_border.py)."""
-    wood, ok_w = gather_cells(image, geo.wood)
-    ref, _, around = local_wood(wood, ok_w, plate)
+    ref, around, ok_w = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
