@@ -1169,8 +1169,8 @@ def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
         r = {i: Reading("?", "x") for i in range(n)}
         r[index["2a1"]] = Reading(code, "seen", (1 - p, p, 0.0))
         r[index["1a1"]] = Reading(below, "seen")
-        out = alike_below(layout, geo, r, np.ones(n * samples, dtype=bool),  # type: ignore[arg-type]
-                          np.ones(n, dtype=bool), Thresholds())
+        out = alike_below(layout, geo, r, np.full((n * samples, 3), 0.3),  # type: ignore[arg-type]
+                          np.ones(n * samples, dtype=bool), np.ones(n, dtype=bool), np.full(3, 0.5), Thresholds())
         return out[index["2a1"]].code
 
     assert read("R", 0.995, "?") == "?" and read("R", 0.995, "R") == "?"  # 80 % could be 1a1
@@ -1206,8 +1206,8 @@ def test_a_ball_that_would_show_nearly_all_unseen_balls_below_is_unknown():
         r[index["1a2"]] = Reading(below, "seen")
         r[index["1a1"]] = Reading("W", "seen")
         r[index["3a1"]] = Reading(on_top, "seen")
-        out = alike_below(layout, geo, r, np.ones(n * samples, dtype=bool),  # type: ignore[arg-type]
-                          np.ones(n, dtype=bool), Thresholds())
+        out = alike_below(layout, geo, r, np.full((n * samples, 3), 0.3),  # type: ignore[arg-type]
+                          np.ones(n * samples, dtype=bool), np.ones(n, dtype=bool), np.full(3, 0.5), Thresholds())
         return out[index["2a1"]].code
 
     assert read("?", 10) == "?" and read("?", 9) == "?"

@@ -262,7 +262,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
     readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th)
     sight = Sight(geo, lin, inside, maybe, plate)  # worked out once, on first need, for the three rules below
-    readings = alike_below(layout, geo, readings, inside, maybe, th, sight)
+    readings = alike_below(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
@@ -559,8 +559,8 @@ def red_through(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     return out
 
 
-def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], inside: np.ndarray, maybe: np.ndarray,
-                th: Thresholds, sight: Sight | None = None) -> dict[int, Reading]:
+def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
+                maybe: np.ndarray, plate: np.ndarray, th: Thresholds, sight: Sight | None = None) -> dict[int, Reading]:
     """A ball above the base that the model is not quite sure of (P(ball) under
     ``th.upper_ball``) is unknown when most of its samples (``th.alike_below``) would, were
     the place empty, show a lower ball read in its colour or unknown (:attr:`Geometry.through`,
@@ -576,10 +576,12 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
     it: seen obliquely, a ball right behind an empty place is shaded as one there would be,
     and only its size, a few per cent smaller, differs. Its samples that would show a lower
     ball read by colour count with those when they look as that ball's reading says
-    (``sight``: the frame's colours; :func:`shows_below`): round the ball behind, the rim
-    shows its neighbours, as it would with the place empty. From the top down, so that a
-    ball resting on it whose reading this rule withdrew does not keep it."""
+    (:func:`shows_below`; ``sight``: the frame's colours, when the caller has them already):
+    round the ball behind, the rim shows its neighbours, as it would with the place empty.
+    From the top down, so that a ball resting on it whose reading this rule withdrew does
+    not keep it."""
     out = dict(readings)
+    sight = sight or Sight(geo, lin, inside, maybe, plate)
     codes = np.array([readings[j].code for j in range(len(layout.names))])
     for i in sorted(readings, key=lambda j: -layout.levels[j]):
         r = readings[i]
@@ -590,11 +592,11 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], ins
             back = []  # it is there
         if not back and not r.p[1] < th.upper_ball:
             continue
-        _, top, nearest = through(layout, geo, i, inside, maybe, None if sight is None else sight.view[i])
+        _, top, nearest = through(layout, geo, i, inside, maybe, sight.view[i])
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)
-        if back and sight is not None and unseen.mean() < th.unseen_below:
+        if back and unseen.mean() < th.unseen_below:
             unseen |= shows_below(out, i, nearest, sight, th)
         if back and unseen.mean() >= th.unseen_below:
             out[i] = Reading("?", f"ball?, right before {layout.names[back[0]]}, not seen, and {unseen.mean():.0%} "
