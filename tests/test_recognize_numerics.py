@@ -11,9 +11,9 @@ import pytest
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_balls import gather
-from vision.recognize_colour import LINEAR, Patches, measure_plate, pixels_at, quantile, to_linear
+from vision.recognize_colour import LINEAR, Patches, distance, measure_plate, pixels_at, quantile, to_linear
 from vision.recognize_features import measure_level, percentiles
-from vision.recognize_grid import _border_fits
+from vision.recognize_grid import _border_fits, _squares
 from vision.recognize_levels import measured_levels
 from vision.recognize_model import load
 from vision.recognize_thresholds import Thresholds
@@ -63,6 +63,15 @@ def test_to_linear_is_the_tables_value_for_every_level(shape):
     assert np.array_equal(to_linear(np.arange(256, dtype=np.uint8)), LINEAR)
 
 
+def test_distance_and_squares_are_numpys_hypot_and_squared_norm():
+    rng = np.random.default_rng(5)
+    dx, dy = rng.normal(0, 2, (40, 7)), rng.normal(0, 2, (40, 7))
+    assert np.allclose(distance(dx, dy), np.hypot(dx, dy), rtol=1e-14, atol=0)
+    assert distance(np.array([3.0]), np.array([-4.0]))[0] == 5.0
+    v = rng.normal(0, 1, (9, 5, 3))
+    assert np.allclose(_squares(v), np.einsum("...i,...i->...", v, v), rtol=1e-14, atol=0)
+
+
 def test_border_fits_are_the_clipped_least_squares_of_each_sample():
     rng = np.random.default_rng(11)
     cells, n = 9, 14
@@ -103,7 +112,8 @@ def test_a_frame_with_its_pose_known_is_still_checked_and_a_grey_one_read():
     first = rec.read(frame.image)
     assert first.ok and first.observation.cells["1a1"] == "W"
     for bad, message in ((frame.image.astype(np.float32), "8-bit"), (frame.image[..., :2], "channels"),
-                         (b"garbage", "not an image"), (frame.image[:8, :8], "too small")):
+                         (b"garbage", "not an image"), (frame.image[:8, :8], "too small"),
+                         (np.zeros((16, 32768, 3), dtype=np.uint8), "too large")):
         result = rec.read(bad, pose=first.pose)
         assert not result.ok and message in result.error
         assert set(result.observation.cells.values()) == {"?"}
@@ -128,6 +138,8 @@ def test_patches_gather_each_points_square_of_pixels(radius):
         assert np.allclose(rgb[k], square.mean(axis=0), rtol=1e-6, atol=0)
     grey_rgb, _ = Patches.of(uv, image.shape[:2], radius).sample(image[..., 1].copy())
     assert np.allclose(grey_rgb[inside][:, 0], grey_rgb[inside][:, 2])
+    mirrored = image[:, ::-1]  # a view with negative strides reads as its copy does
+    assert np.array_equal(patches.sample(mirrored)[0], patches.sample(mirrored.copy())[0])
 
 
 def test_pixels_at_reads_what_indexing_by_rows_and_columns_reads():

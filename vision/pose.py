@@ -181,6 +181,10 @@ def detector_parameters(contour: bool = True) -> cv2.aruco.DetectorParameters:
     return params
 
 
+#: the largest frame side read (pixels): samples are gathered through OpenCV's 16-bit maps
+MAX_SIDE = 32767
+
+
 def check_frame(image: np.ndarray) -> None:
     """PoseError unless ``image`` is an 8-bit grey or BGR frame (without converting it:
     a frame whose pose is known needs no grey copy)."""
@@ -190,6 +194,8 @@ def check_frame(image: np.ndarray) -> None:
         raise PoseError(f"expected an 8-bit image, got {image.dtype}")
     if image.ndim == 3 and image.shape[2] not in (1, 3):
         raise PoseError(f"expected 1 or 3 channels, got {image.shape[2]}")
+    if max(image.shape[:2]) > MAX_SIDE:
+        raise PoseError(f"frame of {image.shape[1]}x{image.shape[0]} pixels is too large (at most {MAX_SIDE} a side)")
 
 
 def as_grey(image: np.ndarray) -> np.ndarray:

@@ -39,12 +39,12 @@ from __future__ import annotations
 import math
 import statistics
 from dataclasses import dataclass, field, replace
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 from .recognize_colour import LUMA, pixels_at, to_linear
-from .recognize_features import Batch, in_view, measure_level, plate_shade
+from .recognize_features import Batch, Colours, in_view, measure_level, plate_shade
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
@@ -109,7 +109,7 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
 ColourRule = Callable[[np.ndarray, str], tuple[str, str]]
 
 
-def decide(p: np.ndarray, shares: dict[str, float], colour: np.ndarray, x: np.ndarray, count: int, level: int,
+def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: Sequence[float], count: int, level: int,
            letters: str, th: Thresholds, colour_rule: ColourRule | None = None) -> Reading:
     """One position from the model's probabilities and its measures. A light ball (white,
     light wood) must also be brighter on top than at its sides (``up``) and not much darker
@@ -210,6 +210,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     guess makes the reading cheaper where right and changes nothing it reads
     (vision/recognize_levels.py); without one, none above the base is expected."""
     lin, inside = gather(image, geo.pixels)
+    body = Colours.of(lin[geo.body], plate)  # every position's, for the measures and the rules below
     maybe = np.ones(len(layout.names), dtype=bool)
     near = np.array([hands.distance(*c[:2]) for c in layout.centres])
     closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
@@ -219,35 +220,37 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
 
     def measure(rows: np.ndarray, above: np.ndarray) -> tuple[Batch, np.ndarray]:
         batch = measure_level(geo, rows, lin, inside, above, plate, protos, letters, layout.levels,
-                              hands.present, closeness)
+                              hands.present, closeness, body)
         return batch, model.probabilities(batch.x)
 
     if guess is None:
         guess = layout.levels == 1
+    loose, levels = geo.loose.tolist(), layout.levels.tolist()  # Python values: cheap to compare one by one
     for idx, batch, probs in measured_levels(layout, geo, maybe, guess, measure, th):
-        for j, i in enumerate(idx):
-            if geo.loose[i] > th.loose:
-                readings[int(i)] = Reading("?", f"the markers pin this place down to ±{geo.loose[i]:.0%} of a ball only",
-                                           tuple(float(v) for v in probs[j]))  # type: ignore[arg-type]
+        xs, ps, counts = batch.x.tolist(), probs.tolist(), batch.counts.tolist()
+        for j, i in enumerate(idx.tolist()):
+            if loose[i] > th.loose:
+                readings[i] = Reading("?", f"the markers pin this place down to ±{loose[i]:.0%} of a ball only",
+                                      tuple(ps[j]))  # type: ignore[arg-type]
                 continue
-            reading = decide(probs[j], batch.shares[j], batch.colour[j], batch.x[j], int(batch.counts[j]),
-                             int(layout.levels[i]), letters, th, colour_rule)
+            reading = decide(ps[j], batch.shares[j], batch.colour[j], xs[j], int(counts[j]), levels[i], letters, th,
+                             colour_rule)
             if reading.code == "." and batch.colour[j, 0] >= white - th.clipped:
                 reading = Reading("?", f"empty?, but as white as the camera records ({batch.colour[j, 0]:.2f}, its "
                                   f"white at {white:.2f}): a white ball clipped there has no shading left to show",
                                   reading.p, reading.shares)
-            if reading.code == "." and layout.levels[i] == 1:
-                reading = under_a_ball(layout, readings, int(i), reading, batch.x[j], th)
-            if reading.code == "." and layout.levels[i] == 1 and geo.loose[i] > th.base_loose:
-                reading = Reading("?", f"empty?, but the markers pin this hollow down to ±{geo.loose[i]:.0%} of "
+            if reading.code == "." and levels[i] == 1:
+                reading = under_a_ball(layout, readings, i, reading, xs[j], th)
+            if reading.code == "." and levels[i] == 1 and loose[i] > th.base_loose:
+                reading = Reading("?", f"empty?, but the markers pin this hollow down to ±{loose[i]:.0%} of "
                                   "a ball only: a ball there, seen beside its place, would look so",
                                   reading.p, reading.shares)
             # with its share in view; built directly, as dataclasses.replace costs more per call
-            readings[int(i)] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
-                                       float(batch.x[j, 0]), reading.glimpsed)
-            maybe[i] = readings[int(i)].code != "."
-            if not maybe[i] and layout.levels[i] == 1:
-                hollows[int(i)] = batch.colour[j, 2:4]
+            readings[i] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
+                                  xs[j][0], reading.glimpsed)
+            maybe[i] = reading.code != "."
+            if reading.code == "." and levels[i] == 1:
+                hollows[i] = batch.colour[j, 2:4]
     if "B" in letters or "D" in letters:
         readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
     if "B" in letters:
@@ -260,15 +263,15 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = lookalikes(layout, geo, readings, th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn
-    readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th)
-    sight = Sight(geo, lin, inside, maybe, plate)  # worked out once, on first need, for the three rules below
+    readings = plate_between(layout, geo, readings, lin, inside, maybe, plate, th, body)
+    sight = Sight(geo, lin, inside, maybe, plate, body)  # worked out once, on first need, for the three rules below
     readings = alike_below(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
 
 
-def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: np.ndarray,
+def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: Sequence[float],
                  th: Thresholds) -> Reading:
     """Base hollow ``i``'s empty reading ``r``, made unknown where the hollow (its measures
     ``x``) is in shadow with the plate's colour and a place resting on it, read already (the

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .recognize_colour import quantile
+from .recognize_colour import distance, quantile
 from .recognize_pyramid import Geometry
 
 LUMA = np.array([0.2126, 0.7152, 0.0722])
@@ -63,12 +63,12 @@ class Colours:
         return Colours(self.level[where], self.rg[where], self.bg[where])
 
     def near(self, proto, tol: float, band: tuple[float, float]) -> np.ndarray:
-        return ((np.hypot(self.rg - proto.rg, self.bg - proto.bg) < tol)
+        return ((distance(self.rg - proto.rg, self.bg - proto.bg) < tol)
                 & (self.level > band[0]) & (self.level < band[1]))
 
     def plate_chroma(self) -> np.ndarray:
         """The plate's chromaticity (lit, or tinted by the sky), at any brightness."""
-        return np.hypot(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
+        return distance(self.rg - PLATE_CHROMA[0], self.bg - PLATE_CHROMA[1]) < CHROMA_TOLERANCE
 
     def plate_like(self) -> np.ndarray:
         """The plate's chromaticity, bright enough for chromaticity to be told."""
@@ -119,8 +119,10 @@ def _unblocked(geo: Geometry, idx: np.ndarray, inside: np.ndarray, maybe: np.nda
 
 
 def _masked_mean(x: np.ndarray, ok: np.ndarray) -> np.ndarray:
-    n = ok.sum(axis=1)
-    return np.where(n > 0, (x * ok).sum(axis=1) / np.maximum(n, 1), 0.0)
+    """Per row, the mean of the ``ok`` samples (0 for none); ``x`` may stack several
+    arrays of rows, all with the same ``ok``."""
+    n = ok.sum(axis=-1)
+    return np.where(n > 0, (x * ok).sum(axis=-1) / np.maximum(n, 1), 0.0)
 
 
 #: what stands in for a sample left out of a percentile: far above any measure, so that the
@@ -180,11 +182,12 @@ class Batch:
 
 def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
                   plate: np.ndarray, protos: dict, letters: str, levels: np.ndarray, hand_frame: bool,
-                  hand_near: np.ndarray) -> Batch:
+                  hand_near: np.ndarray, colours: Colours | None = None) -> Batch:
     """Measures of the positions ``idx`` (one level) from the frame's sampled pixels
     (``lin``: linear RGB of :attr:`Geometry.pixels`, ``inside`` where in the image), with
     ``maybe`` the positions that may hold a ball: one for all, or one row per position of
-    ``idx`` (several levels measured at once, each row with what is taken to be above it)."""
+    ``idx`` (several levels measured at once, each row with what is taken to be above it).
+    ``colours``: every position's body samples as :class:`Colours`, if worked out already."""
     x = np.zeros((len(idx), len(NAMES)))
     b = geo.body[idx]
     ok = _unblocked(geo, idx, inside, maybe)
@@ -194,7 +197,7 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
     x[:, 18] = float(hand_frame)
     x[:, 19] = hand_near[idx]
     rgb = lin[b]
-    col = Colours.of(rgb, plate)
+    col = colours.at(idx) if colours is not None else Colours.of(rgb, plate)
     lum = rgb.astype(np.float64) @ LUMA
     w = ok.astype(np.float64)
     A = np.concatenate([np.ones(lum.shape + (1,)), geo.normals[idx]], axis=2)
@@ -219,20 +222,19 @@ def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.nd
         [10, 50, 90])
     x[:, 4], x[:, 5], x[:, 6] = q50, q90 - q10, q90
     plate_like = col.plate_like()
-    shares = []
+    near = [col.near(protos[k], tolerance(k), LEVELS.get(k, (-6.0, 1.5))) for k in letters]
     matched = plate_like.copy()
-    per_letter = {}
-    for k in letters:
-        near = col.near(protos[k], tolerance(k), LEVELS.get(k, (-6.0, 1.5)))
-        matched |= near
-        per_letter[k] = _masked_mean(near, ok)
-    plate_share = _masked_mean(plate_like, ok)
-    ranked = np.sort(np.stack([per_letter[k] for k in letters], axis=1), axis=1)[:, ::-1]
+    for n in near:
+        matched |= n
+    # each letter's share, the plate's, and the unmatched share: one masked mean for all
+    means = _masked_mean(np.stack([*near, plate_like, ~matched & (col.level > DARK)]), ok)
+    per_letter, plate_share = means[:len(letters)], means[len(letters)]
+    ranked = np.sort(per_letter.T, axis=1)[:, ::-1]
     x[:, 7], x[:, 8] = plate_share, ranked[:, 0]
     x[:, 9] = ranked[:, 1] if ranked.shape[1] > 1 else 0.0
-    x[:, 20] = _masked_mean(~matched & (col.level > DARK), ok)
-    for j in range(len(idx)):
-        shares.append({**{k: float(per_letter[k][j]) for k in letters}, ".": float(plate_share[j])})
+    x[:, 20] = means[-1]
+    listed = means[:-1].T.tolist()  # Python floats, as float() gives, at a fraction of the cost
+    shares = [{**dict(zip(letters, row[:-1])), ".": row[-1]} for row in listed]
     x[:, 10] = np.where((centre.sum(axis=1) >= 3) & (edge.sum(axis=1) >= 3), cmed - emed, 0.0)
     x[:, 11:13], outside = _outline(geo, idx, lin, inside, maybe, plate)
     colour = np.stack([q50, q90, rg50, bg50, red50, outside], axis=1)

@@ -21,7 +21,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
-from .recognize_colour import linear_rgb, log_chroma, pixels_at, quantile, to_linear
+from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import LUMA, Colours, percentiles
 from .recognize_model import Ensemble
 
@@ -219,7 +219,7 @@ def local_wood(wood: np.ndarray, ok: np.ndarray, plate: np.ndarray) -> tuple[np.
     whether the cell has its own reference, and the median of all its samples in view
     (whatever lies there: one sort gives both)."""
     col = Colours.of(wood, plate)
-    like = ok & (np.hypot(col.rg, col.bg) < 0.2) & (col.level > -3.0)
+    like = ok & (distance(col.rg, col.bg) < 0.2) & (col.level > -3.0)
     own = like.sum(axis=1) >= 5
     near, around = median_rgb(np.stack([wood, wood]), np.stack([like, ok]))
     return np.where(own[:, None], near, plate[None, :]), own, around
@@ -238,7 +238,7 @@ def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
     round the cell) are clearly nearest to (twice as near as to the next), that share of
     its samples, and how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
     diff = chroma[..., None, :] - np.stack([protos[k] for k in "RGB"])  # cells x samples x colours x 3
-    dist = np.sqrt(np.einsum("...i,...i->...", diff, diff))
+    dist = np.sqrt(_squares(diff))
     d0, d1, d2 = dist[..., 0], dist[..., 1], dist[..., 2]
     first = np.minimum(np.minimum(d0, d1), d2)
     second = np.minimum(np.maximum(d0, d1), np.maximum(np.minimum(d0, d1), d2))
@@ -293,6 +293,13 @@ def _overshoot_error(ring: np.ndarray, tile: np.ndarray, ref: np.ndarray) -> np.
     return np.sqrt(best) / (np.sqrt(np.einsum("ki,ki->k", ring, ring)) + 1e-4)
 
 
+def _squares(v: np.ndarray) -> np.ndarray:
+    """The squared length of each colour (the last axis, three long): written out, twice
+    as fast as ``einsum`` on a grid's arrays and four times as fast as a sum over it."""
+    r, g, b = v[..., 0], v[..., 1], v[..., 2]
+    return r * r + g * g + b * b
+
+
 def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per border sample (cells x n x 3) and surface (three, cells x 3 each): the least
@@ -304,13 +311,13 @@ def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
     the products after it took 1.4-2.2 times as long on a grid's 81 cells."""
     cols = np.stack([tile, *surfaces], axis=2)  # cells x 3 x 4
     dots = ring @ cols  # cells x n x 4
-    gram = np.einsum("cki,ckj->cij", cols, cols)
+    gram = cols.transpose(0, 2, 1) @ cols
     tt, ts, ss = gram[:, 0, 0, None, None], gram[:, 0, None, 1:], np.diagonal(gram, axis1=1, axis2=2)[:, None, 1:]
     rt, rs = dots[..., :1], dots[..., 1:]  # cells x n x 1, cells x n x 3 (a surface each)
     det = (tt + 1e-12) * (ss + 1e-12) - ts * ts
     alpha = np.clip(((ss + 1e-12) * rt - ts * rs) / det, 0.0, 0.7)
     light = np.clip(((tt + 1e-12) * rs - ts * rt) / det, 0.0, [1.6, 1.6, 6.0])
-    rr = np.einsum("cnk,cnk->cn", ring, ring)[..., None]
+    rr = _squares(ring)[..., None]
     # |ring - alpha * tile - light * surface|^2, expanded
     miss = rr - 2.0 * (alpha * rt + light * rs) + alpha * alpha * tt + 2.0 * alpha * light * ts + light * light * ss
     return np.sqrt(np.maximum(miss, 0.0)) / (np.sqrt(rr) + 1e-4), alpha, light

@@ -19,7 +19,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import Patches, log_chroma, luminance, quantile
+from .recognize_colour import Patches, distance, log_chroma, luminance, quantile
 from .render_camera import PLATE_THICKNESS
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
@@ -83,7 +83,7 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
     chroma = log_chroma(rgb)
     ref = quantile(chroma[inside], 50)
     ref_lum = float(quantile(lum[inside], 50))
-    dist = np.hypot(*(chroma - ref).T)
+    dist = distance(*(chroma - ref).T)
     spread = float(quantile(dist[inside], 75))
     limit = min(max(FOREIGN_CHROMA, NOISE_FACTOR * spread), FOREIGN_CAP)
     far = dist > limit

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .recognize_colour import quantile
+from .recognize_colour import distance, quantile
 from .recognize_features import DARK, Colours, in_view, percentiles
 from .recognize_pyramid import Geometry, Layout
 
@@ -37,8 +37,12 @@ class Sight:
     their colours (positions x samples). Worked out for all positions at once, on first
     use: a rule that looks at a few balls costs as much as one that looks at many."""
 
-    def __init__(self, geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray):
+    def __init__(self, geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray,
+                 colours: Colours | None = None):
+        """``colours``: :attr:`colours`, if the caller has worked them out already."""
         self.geo, self.lin, self.inside, self.maybe, self.plate = geo, lin, inside, maybe, plate
+        if colours is not None:
+            self.__dict__["colours"] = colours  # what the cached property would work out
 
     @cached_property
     def view(self) -> np.ndarray:
@@ -117,7 +121,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
 
 
 def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
-                  maybe: np.ndarray, plate: np.ndarray, th: Thresholds) -> dict[int, Reading]:
+                  maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
+                  colours: Colours | None = None) -> dict[int, Reading]:
     """A ball above the base is unknown where its samples that would meet no lower ball were
     the place empty (the plate between the balls below; ``th.gap_samples`` or more, their
     median brighter than ``th.unlike_dark``, so that it has a tint) show the plate's own
@@ -125,7 +130,8 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     frame's other balls read in its colour: there the place shows the plate in the shade
     of the balls below, as it would empty. Fresh 5100281 2b2 (far colours): an empty place
     over three black balls read black at P(ball) 0.9998, its gap 0.12 from the plate's tint
-    and 1.43 from the black balls'. Not for the woods (Pylos): light wood is the plate's own."""
+    and 1.43 from the black balls'. Not for the woods (Pylos): light wood is the plate's own.
+    ``colours``: every position's body samples as :class:`Colours`, if worked out already."""
     out = dict(readings)
     balls = np.array([i for i, r in readings.items()
                       if layout.levels[i] > 1 and r.code not in "?.#LD" and r.colour], dtype=np.intp)
@@ -134,9 +140,9 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     # all at once: per ball, the samples in view that would meet no ball that may be present,
     # and their median brightness and chromaticity
     gaps = in_view(geo, balls, inside, maybe) & ~(geo.through[balls] & maybe).any(axis=2)
-    col = Colours.of(lin[geo.body[balls]], plate)
+    col = colours.at(balls) if colours is not None else Colours.of(lin[geo.body[balls]], plate)
     levels, rgs, bgs = percentiles(np.stack([col.level, col.rg, col.bg]), gaps, [50])[0]
-    near = np.hypot(rgs, bgs)
+    near = distance(rgs, bgs)
     may = (gaps.sum(axis=1) >= th.gap_samples) & (levels > th.unlike_dark) & (near < th.gap_plate)
     for k in np.flatnonzero(may):
         i, rg, bg = int(balls[k]), float(rgs[k]), float(bgs[k])
@@ -231,14 +237,22 @@ def unlike_beside(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, c
     more of their own samples a ball at ``i`` would not hide), up to ``th.unlike_balls``:
     brightness or chromaticity (where both are bright enough to have one) too far apart.
     Were the place empty, each would show through it as it looks beside it, but for a
-    shadow on one."""
+    shadow on one. The medians of all the balls are taken at once."""
+    balls, besides = [], []
+    for j in met.tolist():
+        beside = _beside(geo, j, [i], sight.view[j], th)
+        if beside is not None:
+            balls.append(j)
+            besides.append(beside)
+    if not balls:
+        return []
+    cols = sight.colours
+    here = np.stack([col.level, col.rg, col.bg])[:, None, :]
+    # level, rg, bg (rows) per ball (columns): through place i, and beside it
+    a_all = percentiles(np.broadcast_to(here, (3, len(balls), here.shape[2])), nearest[:, balls].T, [50])[0]
+    b_all = percentiles(np.stack([cols.level[balls], cols.rg[balls], cols.bg[balls]]), np.stack(besides), [50])[0]
     out: list[int] = []
-    for j in (int(j) for j in met):
-        view, own = sight.own(j)
-        beside = _beside(geo, j, [i], view, th)
-        if beside is None:
-            continue
-        a, b = _median_colour(col, nearest[:, j]), _median_colour(own, beside)
+    for j, a, b in zip(balls, a_all.T.tolist(), b_all.T.tolist()):
         chroma = math.hypot(a[1] - b[1], a[2] - b[2])
         if abs(a[0] - b[0]) > th.unlike_level or (min(a[0], b[0]) > th.unlike_dark and chroma > th.unlike_chroma):
             out.append(j)
