@@ -20,6 +20,9 @@ plate colours moved farther from the defaults than the thresholds were chosen on
 The soft-light rows render the first seeds with a light that has a size and bounces off
 the plate (``vision.render_light.soft_lighting``): soft shadows and warm undersides, as a
 real lamp or window gives, which the thresholds were never chosen on.
+The cast-drift and shadow rows put the first frames of the sets under a room's light
+(``vision.render_room``): a white balance drifting across the frame, or a large soft
+shadow over part of it, which the renderer's lights do not make.
 The mid-move row renders Sparks balls on positions with empty base hollows, as a Sparks
 board shows while a coal is taken (``vision.recognize_train.mid_move_position``), which no
 legal Sparks position does; of its seeds only the Sparks frames are counted.
@@ -38,7 +41,7 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import frame_in_look, seed_game
+from vision.recognize_train import ROOM_LOOKS, frame_in_look, seed_game
 from vision.score import score
 
 #: board -> (first seed, frames in a full run)
@@ -49,6 +52,8 @@ WEBCAM = {"pyramid-4": 1000, "grid-9": 500}
 FAR = {"pyramid-4": 1000, "grid-9": 500}
 #: board -> frames of its seeds rendered under a soft, bouncing light
 SOFT = {"pyramid-4": 1000, "grid-9": 500}
+#: board -> frames of its set read again under each room light (cast-drift, shadow)
+ROOM = {"pyramid-4": 300, "grid-9": 300}
 #: board -> seeds (from :data:`MID_MOVE_FIRST`) whose Sparks frames show empty base hollows
 MID_MOVE = {"pyramid-4": 1000}
 MID_MOVE_FIRST = 5_000_000
@@ -76,7 +81,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     wrong = score(result.observation.cells, sc.cells, c)
     c["whole"] += c["right"] == c["chars"]
     how = {"webcam": " through a webcam", "far-colour": " with far colours",
-           "soft-light": " under a soft light", "mid-move": " mid-move"}.get(kind, "")
+           "soft-light": " under a soft light", "cast-drift": " with a drifting white balance",
+           "shadow": " half in a soft shadow", "mid-move": " mid-move"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -89,6 +95,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan += [(b, SETS[b][0], frames, "webcam") for b, frames in WEBCAM.items()]
     plan += [(b, SETS[b][0], frames, "far-colour") for b, frames in FAR.items()]
     plan += [(b, SETS[b][0], frames, "soft-light") for b, frames in SOFT.items()]
+    plan += [(b, SETS[b][0], frames, kind) for b, frames in ROOM.items() for kind in ROOM_LOOKS]
     plan += [(b, MID_MOVE_FIRST, frames, "mid-move") for b, frames in MID_MOVE.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:

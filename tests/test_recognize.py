@@ -213,7 +213,7 @@ def test_a_frame_in_each_look_is_the_benchmarks():
     assert image is plain.frame.image
     assert all(sc.cells == plain.cells and sc.game == plain.game for sc, _ in shots.values())
     corners = np.array([m.centre + (0.0,) for m in PYRAMID.markers])
-    for look in ("webcam", "soft-light"):
+    for look in ("webcam", "soft-light", "cast-drift", "shadow"):
         sc, shot = shots[look]
         assert np.array_equal(sc.frame.camera.project(corners), plain.frame.camera.project(corners))
         assert shot.shape == image.shape

@@ -33,6 +33,7 @@ from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
 from .render import Camera, Lighting, random_camera, random_hand, random_lighting, render
 from .render_light import soft_lighting
+from .render_room import RoomLight
 from .render_webcam import Webcam
 
 #: tables the training frames stand on (sRGB): grey-blue, dark grey, green felt, navy, slate
@@ -41,8 +42,11 @@ TABLES = ((84, 92, 104), (60, 60, 62), (52, 96, 64), (40, 52, 84), (110, 118, 12
 HAND_COVER = 0.02
 MIN_SAMPLES = Thresholds().min_samples
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
-#: seed's random webcam, with colours far from the defaults, under a soft bouncing light
-LOOKS = ("plain", "webcam", "far-colour", "soft-light")
+#: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
+#: with a white balance drifting across the frame, with a large soft shadow over part of it
+LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow")
+#: the looks that change the rendered frame afterwards, as a room's light would
+ROOM_LOOKS = ("cast-drift", "shadow")
 
 
 def random_position(game: str, rng: random.Random, turns: int) -> dict[str, str]:
@@ -146,7 +150,11 @@ def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float 
     sc = next(scenes(board, random.Random(seed), 1, hands=hands, lighting=light,
                      vary=far_colours if look == "far-colour" else varied,
                      position=mid_move_position if mid_move else random_position))
-    image = Webcam.random(random.Random(seed)).apply(sc.frame.image) if look == "webcam" else sc.frame.image
+    image = sc.frame.image
+    if look == "webcam":
+        image = Webcam.random(random.Random(seed)).apply(image)
+    elif look in ROOM_LOOKS:
+        image = RoomLight.random(random.Random(seed), look).apply(image)
     return sc, image
 
 
