@@ -81,7 +81,8 @@ def test_border_fits_are_the_clipped_least_squares_of_each_sample():
     ref = rng.uniform(0.05, 0.9, (cells, 3))
     surfaces = [ref, ref * 1.4, ref * 0.05]
     ring[1] = 0.3 * tile[1] + 6.5 * surfaces[2][1]  # light beyond the black plate's bound: clipped
-    err, alpha, light = _border_fits(ring, tile, surfaces)
+    err, alpha, light, bright = _border_fits(ring, tile, surfaces)
+    assert np.allclose(bright[..., 0], np.linalg.norm(ring, axis=-1) + 1e-4, rtol=1e-14, atol=0)
     for c in range(cells):
         for j, surface in enumerate(surfaces):
             A = np.stack([tile[c], surface[c]], axis=1)

@@ -301,11 +301,12 @@ def _squares(v: np.ndarray) -> np.ndarray:
 
 
 def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per border sample (cells x n x 3) and surface (three, cells x 3 each): the least
     squares ``alpha * tile + light * surface``, alpha clipped to [0, 0.7] and light to [0,
     1.6] ([0, 6] for the last, a black plate's), and the distance of the clipped fit
-    relative to the sample's brightness: err, alpha, light (cells x n x 3 each). One
+    relative to the sample's brightness: err, alpha, light (cells x n x 3 each), and that
+    brightness (the sample's length, plus 1e-4 so that black divides; cells x n x 1). One
     product per cell gives every sample's dot products with the tile and the surfaces, and
     each two-unknown fit is solved in closed form: a 2x2 inverse per cell and surface and
     the products after it took 1.4-2.2 times as long on a grid's 81 cells."""
@@ -320,7 +321,8 @@ def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
     rr = _squares(ring)[..., None]
     # |ring - alpha * tile - light * surface|^2, expanded
     miss = rr - 2.0 * (alpha * rt + light * rs) + alpha * alpha * tt + 2.0 * alpha * light * ts + light * light * ss
-    return np.sqrt(np.maximum(miss, 0.0)) / (np.sqrt(rr) + 1e-4), alpha, light
+    bright = np.sqrt(rr) + 1e-4
+    return np.sqrt(np.maximum(miss, 0.0)) / bright, alpha, light, bright
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
@@ -342,8 +344,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     won, the median sum of its samples' spill and light (:data:`BARE_MIXED`; 0 elsewhere)."""
     keys = (".", "w", "b")
     n_cells = len(ring)
-    err, alpha, light = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])
-    norm_ring = np.linalg.norm(ring, axis=-1, keepdims=True) + 1e-4
+    err, alpha, light, norm_ring = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])
     mixed = alpha[..., 0] + light[..., 0]  # the bare fit's spill and light, for BARE_MIXED
     spill = alpha * np.linalg.norm(tile, axis=-1)[:, None, None] / norm_ring
     best = err.argmin(axis=-1)
