@@ -99,7 +99,8 @@ class Patches:
         out = np.zeros((len(self.inside), 3), dtype=np.float32)
         if not len(self.at):
             return out, self.inside
-        px = cv2.remap(np.ascontiguousarray(image), self.at, None, cv2.INTER_NEAREST)  # points x pixels (x channels)
+        # points x pixels (x channels); OpenCV copies a view it cannot step through itself
+        px = cv2.remap(image, self.at, None, cv2.INTER_NEAREST)
         k, c = px.shape[1], (px.shape[2] if px.ndim == 3 else 1)
         px = to_linear(px.reshape(len(px), k * c))
         if self.radius:  # each point's mean by one product: a mean over the middle axis is 10x slower
