@@ -88,7 +88,12 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     to the places resting on one. Whatever confirms it, two or more balls it would show that
     look there unlike themselves beside it (:func:`unlike_beside`) leave it unknown: a black
     level-2 ball was confirmed by the black ball below it, while the red and white balls it
-    would also show looked black there."""
+    would also show looked black there. Nor do balls seen through it on fewer than
+    ``th.through_few`` of its samples confirm it where more than ``th.through_veiled``
+    times as many would meet lower balls read unknown: those few may be a ball's edge, and
+    the rest a ball of its own, hiding the ball under it from its reading (a light wooden
+    level-2 ball read empty at P(empty) 1.00 was confirmed by 5 samples on the stained
+    ball beside the one under it, where its own shaded foot passed for stained wood)."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     for i in sorted(out, key=lambda j: layout.levels[j]):
@@ -107,15 +112,23 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             why = ("empty?, " + " and ".join(layout.names[j] for j in unlike) + " would show through it, but look "
                    "there unlike themselves beside it: a ball here would hide them")
         else:
-            seen_there = (out[j].code for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
+            seen_there = (j for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
                           and _itself_beside(geo, j, [i], out[j], th, sight.own(j)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
             if first is not None:
+                unknown = [int(j) for j in met if out[int(j)].code == "?"]
                 lean = _leaning_on(layout, out, i)
-                if lean is None or any(code != first for code in seen_there):
+                if not unknown and lean is None:
                     continue
-                why = (f"empty?, the balls seen through it are all read {first}, as a ball here would look, "
-                       f"and a ball may rest on it (P(ball) {lean:.2f})")
+                balls = [first, *seen_there]
+                few = _few_before_unknown(layout, balls, unknown, nearest, th)
+                if few is not None:
+                    why = few
+                elif lean is None or any(out[j].code != out[first].code for j in balls):
+                    continue
+                else:
+                    why = (f"empty?, the balls seen through it are all read {out[first].code}, as a ball here "
+                           f"would look, and a ball may rest on it (P(ball) {lean:.2f})")
         out[i] = _doubt(out[i], why)
     return out
 
@@ -155,6 +168,21 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
             out[i] = _doubt(r, f"ball?, where it would show the plate between the balls below it shows the plate's "
                                f"tint ({near[k]:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
     return out
+
+
+def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], nearest: np.ndarray,
+                        th: Thresholds) -> str | None:
+    """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
+    than ``th.through_few`` of its samples where more than ``th.through_veiled`` times as
+    many would meet the ``unknown`` balls (``nearest``: :func:`through`), or None."""
+    if not unknown:
+        return None
+    shows = int(nearest[:, balls].any(axis=1).sum())
+    hid = int(nearest[:, unknown].any(axis=1).sum())
+    if shows >= th.through_few or hid <= th.through_veiled * shows:
+        return None
+    return (f"empty?, {' and '.join(layout.names[j] for j in balls)} seen through it fill {shows} of its "
+            f"samples, but {hid} would meet {' and '.join(layout.names[j] for j in unknown)}, read unknown")
 
 
 def _leaning_on(layout: Layout, readings: dict[int, Reading], i: int) -> float | None:
