@@ -811,7 +811,8 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     the view meets through it, if it looks there as it does itself, and beside the place
     too (frames 1501924, 1502383, 1600577, 1601856, 1602010 and 1602389 in
     test_frames_once_misread show it; 2600211 under a soft light, the beside), in a group of
-    samples (``through_count``; 3800928 through a webcam: one sample confirmed it)."""
+    samples (``through_count``; 3800928 through a webcam: one sample confirmed it), and not a
+    few where more would meet balls read unknown (``through_few``, 6300175)."""
     layout = Layout.of(PYRAMID)
     n = len(layout.names)
     index = {name: i for i, name in enumerate(layout.names)}
@@ -827,9 +828,10 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     red = (-0.36, -0.2, 1.6, 0.0, 0.8, 0.0)    # (0.35, 0.07, 0.07) on a grey plate of 0.5
 
     def read(shown: tuple[float, float, float] = (0.5, 0.5, 0.5), beside: tuple[float, float, float] | None = None,
-             met: int = samples, lean: float | None = None, red_half: bool = False, **codes: str) -> dict[str, str]:
+             met: int = samples, lean: float | None = None, red_half: bool = False, veiled: bool = False,
+             **codes: str) -> dict[str, str]:
         through[index["2a1"], :, index["1a1"]] = np.arange(samples) < met  # the rest would meet the plate
-        through[index["2a1"], :, index["1b1"]] = False
+        through[index["2a1"], :, index["1b1"]] = veiled & (np.arange(samples) >= met)  # ... or 1b1
         lin = np.tile(np.array(shown), (n * samples, 1))
         if beside is not None:  # 1a1's samples that a ball at 2a1 would not hide
             lin[body[index["1a1"], 4:]] = beside
@@ -852,6 +854,10 @@ def test_an_empty_upper_place_needs_what_it_shows_seen():
     assert read(**{"2a1": ".", "1a1": "W"}) == empty              # 1a1 seen through it
     assert read(met=4, **{"2a1": ".", "1a1": "W"}) == empty       # ... in a group of samples
     assert read(met=3, **{"2a1": ".", "1a1": "W"}) == unsure      # ... but not in fewer
+    # a few samples, where more would meet a ball read unknown: the edge of a ball here (6300175)
+    assert read(met=5, veiled=True, **{"2a1": ".", "1a1": "W"}) == unsure
+    assert read(met=8, veiled=True, **{"2a1": ".", "1a1": "W"}) == empty   # 8 are enough
+    assert read(met=5, veiled=True, **{"2a1": ".", "1a1": "W", "1b1": "W"}) == empty  # 1b1 read: none veiled
     assert read((0.02, 0.02, 0.02), **{"2a1": ".", "1a1": "W"}) == unsure  # ... but seen black there
     assert read((0.8, 0.2, 0.2), **{"2a1": ".", "1a1": "W"}) == unsure     # ... or red
     assert read(beside=(0.8, 0.2, 0.2), **{"2a1": ".", "1a1": "W"}) == unsure  # ... or red beside it
