@@ -941,9 +941,9 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
      "seen, or looking there as read"),
     (PYRAMID, 6100562, "soft-light", "2b1", ".", "right before 1c2, not seen, and 96%"),
     (PYRAMID, 6100567, "soft-light", "2b3", ".", "right before 1b3, not seen, and 98%"),
-    (PYRAMID, 6300175, "plain", "2a3", "L", "1a4 seen through it fill 5 of its samples, but 33 would meet 1a3, "
+    (PYRAMID, 6300175, "plain", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 33 would meet 1a3, "
      "read unknown"),
-    (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fill 5 of its samples, but 32 would meet 1a3"),
+    (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found

@@ -181,7 +181,8 @@ def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], ne
     hid = int(nearest[:, unknown].any(axis=1).sum())
     if shows >= th.through_few or hid <= th.through_veiled * shows:
         return None
-    return (f"empty?, {' and '.join(layout.names[j] for j in balls)} seen through it fill {shows} of its "
+    fill = "fills" if len(balls) == 1 else "fill"
+    return (f"empty?, {' and '.join(layout.names[j] for j in balls)} seen through it {fill} {shows} of its "
             f"samples, but {hid} would meet {' and '.join(layout.names[j] for j in unknown)}, read unknown")
 
 
