@@ -52,7 +52,7 @@ class TurnGraph:
         while todo:
             k = todo.pop()
             for step in self.states[k].next_steps():
-                nxt = self.states[k].apply(step)
+                nxt = self.states[k].follow(step)
                 key = nxt.key()
                 j = index.get(key)
                 if j is None:
@@ -164,7 +164,7 @@ def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int
             continue
         depth += 1
         for step in state.next_steps():
-            nxt = state.apply(step)
+            nxt = state.follow(step)
             key = nxt.key()
             if key in done:
                 continue

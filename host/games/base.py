@@ -105,6 +105,11 @@ class TurnInProgress(abc.ABC):
     @abc.abstractmethod
     def apply(self, step: Step) -> "TurnInProgress": ...
 
+    def follow(self, step: Step) -> "TurnInProgress":
+        """The state after ``step``, a step that :meth:`next_steps` of this same state gave:
+        what searches over steps call, so a game may skip checking the step again there."""
+        return self.apply(step)
+
     @abc.abstractmethod
     def complete_turns(self) -> tuple[Any, ...]: ...
 
@@ -125,7 +130,7 @@ def walk_turn(root: TurnInProgress, max_steps: int | None = None) -> Iterator[tu
         if max_steps is not None and depth >= max_steps:
             continue
         for step in state.next_steps():
-            nxt = state.apply(step)
+            nxt = state.follow(step)
             key = nxt.key()
             if key not in done:
                 done.add(key)

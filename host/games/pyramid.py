@@ -141,26 +141,26 @@ def parse_levels(text: str, letters: str) -> tuple[dict[str, int], int]:
 
 def format_levels(masks: dict[str, int]) -> str:
     """The board part of a pyramid position string from one mask per cell letter."""
-    levels = []
-    for lv in LEVELS:
-        n = SIZE[lv]
-        rows = []
-        for row in range(n, 0, -1):
-            cells = []
-            for c in range(1, n + 1):
-                bit = 1 << index(lv, c, row)
-                cells.append(next((ch for ch, m in masks.items() if m & bit), "."))
-            rows.append("".join(cells))
-        levels.append(",".join(rows))
-    return "/".join(levels)
+    cells = cells_of(masks)
+    return "/".join(",".join("".join([cells[name] for name in row]) for row in level) for level in _WRITTEN)
+
+
+#: the position names in the order a position string writes them: level by level, each
+#: level's highest row first, each row by column
+_WRITTEN = tuple(tuple(tuple(NAMES[index(lv, c, row)] for c in range(1, SIZE[lv] + 1))
+                       for row in range(SIZE[lv], 0, -1)) for lv in LEVELS)
 
 
 def cells_of(masks: dict[str, int]) -> dict[str, str]:
-    """Every position name mapped to its letter, ``.`` when empty."""
-    out = {}
-    for i, name in enumerate(NAMES):
-        bit = 1 << i
-        out[name] = next((ch for ch, m in masks.items() if m & bit), ".")
+    """Every position name mapped to its letter, ``.`` when empty; where masks overlap, the
+    letter given first. Only the balls are visited: the referee asks for this at every
+    state of every turn it searches."""
+    out = dict.fromkeys(NAMES, ".")
+    for letter, mask in reversed(masks.items()):
+        while mask:
+            low = mask & -mask
+            out[NAMES[low.bit_length() - 1]] = letter
+            mask ^= low
     return out
 
 
