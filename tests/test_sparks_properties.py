@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from host.games import RulesError
+from host.games import IllegalTurn, RulesError
 from host.games.pyramid import LEVEL_MASK, SUPPORTS, TOP, bits
 from host.games.shibumi import read_shibumi, write_shibumi
 from host.games.sparks import START, SparksRules
@@ -128,6 +129,33 @@ def test_replaying_the_steps_reaches_the_turn(seed):
             assert t in tip.complete_turns()
             assert now == R.cells(q)
             assert list(tip.next_steps()) == []
+
+
+@run(60)
+@given(SEEDS)
+def test_apply_takes_each_offered_step_and_refuses_the_others(seed):
+    """Searches call ``follow``, which trusts its step to be one the state offered; ``apply``
+    checks first, so at every state of the turns walked it takes each offered step (giving
+    what ``follow`` gives) and refuses each step offered at other states but not here."""
+    plies, _ = playout(seed)
+    rng = random.Random(seed)
+    for p, _ in rng.sample(plies, min(len(plies), 3)):
+        offered_anywhere = set()
+        states = [R.begin_turn(p)]
+        seen = {states[0].key()}
+        while states:
+            tip = states.pop()
+            steps = list(tip.next_steps())
+            offered_anywhere.update(steps)
+            for step in steps:
+                nxt = tip.follow(step)
+                assert nxt == tip.apply(step) and nxt.cells() == tip.apply(step).cells()
+                if nxt.key() not in seen:
+                    seen.add(nxt.key())
+                    states.append(nxt)
+            for step in offered_anywhere - set(steps):
+                with pytest.raises(IllegalTurn):
+                    tip.apply(step)
 
 
 # -- fuzzing: nothing but RulesError may come out of the readers -------------------------------
