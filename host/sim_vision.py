@@ -7,7 +7,8 @@ physical board and the cells a hand covers. A :class:`CameraRig` is the camera o
 stand, the room's light and the sensor; a :class:`SeenGame` renders each frame of a game
 from it, puts a hand over the cells the simulator says are covered, and reads the frame.
 Rendering is the slow part, so the image of each distinct (board, hand) is rendered once,
-without sensor noise, and every frame gets its own noise and JPEG compression on top.
+without sensor noise, and every frame gets its own noise and JPEG compression on top; what
+the camera sees of the empty board (vision.render.Stage) is worked out once for all.
 The simulator's single-frame flicker (a stand-in for misreadings) is not used here: vision
 makes its own.
 """
@@ -125,11 +126,12 @@ class SeenGame:
         self.board, self.rig, self.recognizers, self.rng = board, rig, recognizers, rng
         self._noise = np.random.default_rng(rng.randrange(2**32))
         self._images: OrderedDict[tuple, np.ndarray] = OrderedDict()
+        self._stage: Any = None  # the board under this rig's camera, made at the first frame
         self.rendered = 0
 
     def _clean(self, cells: Mapping[str, str], hand: frozenset[str]) -> np.ndarray:
         """The frame before sensor noise, rendered once per (board, hand)."""
-        from vision.render import render
+        from vision.render import Stage, render
         shown = {n: v for n, v in cells.items() if v not in (".", "..", "--")}
         key = (tuple(sorted(shown.items())), tuple(sorted(hand)))
         image = self._images.get(key)
@@ -141,8 +143,10 @@ class SeenGame:
             seed = zlib.crc32(",".join(sorted(hand)).encode())
             hands = [hand_over(self.board, hand, random.Random(seed))]
         rig = self.rig
+        if self._stage is None:
+            self._stage = Stage.of(self.board, rig.camera)
         image = render(self.board, shown, rig.camera, lighting=rig.lighting, hands=hands, blur=rig.blur,
-                       table_colour=rig.table_colour, wood_seed=rig.wood_seed).image
+                       table_colour=rig.table_colour, wood_seed=rig.wood_seed, stage=self._stage).image
         self.rendered += 1
         self._images[key] = image
         if len(self._images) > CACHE:

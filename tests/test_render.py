@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from vision.geometry import load_board
-from vision.render import (Camera, Hand, Lighting, random_camera, random_hand, random_lighting, render,
+from vision.render import (Camera, Hand, Lighting, Stage, random_camera, random_hand, random_lighting, render,
                            sees_board)
 from vision.render_camera import RESOLUTIONS, plate_points
 from vision.render_webcam import Webcam
@@ -411,6 +411,27 @@ def test_the_same_seed_gives_the_same_frame_and_another_seed_another():
     assert np.array_equal(a.image, b.image) and np.array_equal(a.hand_mask, b.hand_mask) and a.truth == b.truth
     assert not np.array_equal(a.image, c.image)
     assert not np.array_equal(a.image, frame(1, wood=1).image)  # another plank of wood
+
+
+@pytest.mark.parametrize("board,supersample", [(PYRAMID, 1), (GRID, 1), (PYRAMID, 2)])
+def test_frames_from_a_shared_stage_are_the_frames_rendered_without_it(board, supersample):
+    """A game rendered frame by frame shares the empty board under its camera (a Stage):
+    pieces, hands and hollows must come out exactly as in a frame rendered on its own, and
+    a stage made for another camera is refused."""
+    rng = random.Random(5)
+    cam = random_camera(board, rng, resolutions=((320, 240),))
+    stage = Stage.of(board, cam, supersample)
+    for k in range(3):
+        cells = full_board(board, random.Random(k))
+        hands = [random_hand(board, random.Random(k))] if k else []
+        alone = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, wood_seed=3)
+        shared = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, wood_seed=3,
+                        stage=stage)
+        assert np.array_equal(alone.image, shared.image) and np.array_equal(alone.hand_mask, shared.hand_mask)
+        assert alone.truth == shared.truth
+    other = random_camera(board, rng, resolutions=((320, 240),))
+    with pytest.raises(ValueError, match="another board, camera or supersampling"):
+        render(board, {}, other, supersample=supersample, stage=stage)
 
 
 def test_random_lighting_ranges_from_dim_to_bright_and_warm_to_cool():

@@ -7,6 +7,7 @@ pipeline does; colours in geometry files are sRGB.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -58,23 +59,32 @@ def wood_texture(board: Board, seed: int, footprint_mm: float = 0.0) -> np.ndarr
     """The plate's top as a linear-RGB image, WOOD_TEXEL mm per texel, row 0 at y = -depth/2
     and column 0 at x = -width/2. The grain runs along x: growth rings are bands across y,
     wandering with low-frequency noise, with fine fibres stretched along x. Blurred to
-    ``footprint_mm`` (the size of a pixel on the plate) so distant views do not shimmer."""
+    ``footprint_mm`` (the size of a pixel on the plate) so distant views do not shimmer.
+    Read-only: a camera's frames share one texture, made once (it costs a tenth of a
+    frame on the grid)."""
+    return _wood(tuple(board.plate), tuple(board.plate_colour), seed, footprint_mm)
+
+
+@functools.lru_cache(maxsize=8)
+def _wood(plate: tuple[float, float], colour: RGB, seed: int, footprint_mm: float) -> np.ndarray:
     g = np.random.default_rng(seed)
-    nx = int(math.ceil(board.plate[0] / WOOD_TEXEL)) + 2
-    ny = int(math.ceil(board.plate[1] / WOOD_TEXEL)) + 2
+    nx = int(math.ceil(plate[0] / WOOD_TEXEL)) + 2
+    ny = int(math.ceil(plate[1] / WOOD_TEXEL)) + 2
     y = (np.arange(ny, dtype=np.float32) * WOOD_TEXEL)[:, None]
     wander = 5.0 * _noise(g, (3, 5), (ny, nx)) + 1.5 * _noise(g, (8, 14), (ny, nx))
     period = 4.5 * (1.0 + 0.25 * _noise(g, (4, 3), (ny, nx)))
     rings = (0.5 + 0.5 * np.sin(2 * np.pi * (y + wander) / period)) ** 4
     fibres = _noise(g, (ny // 2, max(2, nx // 60)), (ny, nx))
     blotch = _noise(g, (4, 4), (ny, nx))
-    base = to_linear(board.plate_colour)
+    base = to_linear(colour)
     dark = base * np.array([0.62, 0.55, 0.48], dtype=np.float32)
     mix = np.clip(0.45 * rings + 0.08 * fibres, 0.0, 1.0)[..., None]
     tex = (base * (1 - mix) + dark * mix) * (1.0 + 0.05 * fibres + 0.05 * blotch)[..., None]
     if footprint_mm > WOOD_TEXEL:
         tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * footprint_mm / WOOD_TEXEL)
-    return np.ascontiguousarray(tex, dtype=np.float32)
+    tex = np.ascontiguousarray(tex, dtype=np.float32)
+    tex.flags.writeable = False
+    return tex
 
 
 def _remap(tex: np.ndarray, mx: np.ndarray, my: np.ndarray, border: int) -> np.ndarray:
