@@ -1032,6 +1032,22 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
+def test_a_bare_border_beside_a_blue_tile_too_thin_to_tell_white_is_not_read_white():
+    """Fresh 5800260 through a webcam that sharpens, pushes saturation and compresses hard
+    (JPEG 39): a blue tile with no plate between two black plates, its border 1.66 px wide,
+    tinted by the tile's blue into white's colour against the wood, was a white plate to the
+    rules and to the border model at P 1.00 (``BLUE_WHITE_PX``). The frame's true white
+    plates beside blue tiles on that border are not read white either; nothing is read
+    wrong."""
+    sc, image = frame_in_look(GRID, 5800260, "webcam")
+    result = Recognizer(GRID, sc.game).read(image)
+    assert sc.cells["b1"] == "B." and result.observation.cells["b1"] == "B?"
+    assert "white beside a blue tile on a border 1.66 px wide" in result.details["b1"]
+    assert sc.cells["h1"] == "Bw" and result.observation.cells["h1"] == "B?"
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+
+
 @pytest.mark.parametrize("seed, name, bare", [(5100674, "a6", "0.92"), (5300147, "g5", "0.87"),
                                                (5500180, "h2", "0.81")])
 def test_a_cream_plate_round_a_green_tile_on_a_thin_border_is_not_read_bare(seed, name, bare):

@@ -29,6 +29,15 @@ from .recognize_model import Ensemble
 SHARE = 0.75
 #: the border must be at least this wide in the image (px) to be read
 MIN_BORDER_PX = 1.6
+#: ... and at least this wide to be read as a white plate beside a blue tile. Against the
+#: wood, white is above all bluer, as the blue tile's own colour spilt over the border is,
+#: and JPEG keeps colour at half the resolution: a bare border 1.66 px wide between a blue
+#: tile and black plates, through a webcam that sharpens (1.1, sigma 1.9), pushes saturation
+#: (1.3) and compresses hard (JPEG 39), was a white plate to the rules and to the border
+#: model at P 1.00 (fresh 5800260 b1). Fitted to that frame: the cost is 11 blue tiles' white
+#: plates read right on 500 plain frames of the benchmark's grid seeds, 39 on 1,000 through
+#: webcams (its seeds and fresh 5,800,000 on), where 1.8 px would cost 18 and 64
+BLUE_WHITE_PX = 1.7
 #: nor is it read where the pose's spread (one standard deviation) is more than this share
 #: of its width: the border samples, in its middle, could be on the tile or the wood; the
 #: tile's colour, sampled well inside it, is read up to four times that
@@ -494,6 +503,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
                                               "next to it")
         elif cshare[i] < SHARE:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
+        elif c == "B" and ctrl[i] == 1 and geo.border_px < BLUE_WHITE_PX:
+            out[name] = CellReading("B?", f"controller unclear: white beside a blue tile on a border {geo.border_px:.2f} "
+                                          "px wide, where the tile's colour spilt over bare wood looks as white does")
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
