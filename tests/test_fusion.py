@@ -13,6 +13,7 @@ from host.observation import Observation, Press
 from host.referee import Referee
 from host.sim import SimConfig, simulate_game
 from host.sim_render import SensorView
+from sim_referee import UNHURRIED_MS
 
 SWITCHES = {f"1{c}{r}": "." for r in range(1, 5) for c in "abcd"}
 
@@ -85,7 +86,7 @@ def _fused_game(seed: int, stuck: str | None = None, turns: int = 300):
         merger.feed(False, Observation(obs.t, switches, view.reserves(truth.board)))
         return merger.feed(True, obs)
 
-    referee = Referee(rules, start=rules.parse_position(sim.truth.start))
+    referee = Referee(rules, start=rules.parse_position(sim.truth.start), infer_budget_ms=UNHURRIED_MS)
     events = referee.begin(0.0)
     for item in sim.stream(read):
         events += referee.observe(item)
@@ -127,7 +128,7 @@ def test_the_switches_rescue_a_game_the_camera_alone_loses():
         merger.feed(False, Observation(obs.t, view(truth.board), view.reserves(truth.board)))
         return merger.feed(True, tracker.read(seen.image(truth.board, truth.hand), obs.t).observation)
 
-    referee = Referee(rules, start=rules.parse_position(sim.truth.start))
+    referee = Referee(rules, start=rules.parse_position(sim.truth.start), infer_budget_ms=UNHURRIED_MS)
     events = referee.begin(0.0)
     for item in sim.stream(read):
         events += referee.observe(item)
