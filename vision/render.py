@@ -146,6 +146,8 @@ class Stage:
     board: Board
     camera: Camera
     supersample: int
+    #: the camera the rays are cast from: ``camera`` scaled by ``supersample``
+    view: Camera
     rays: np.ndarray
     buffers: _Buffers
     dent: np.ndarray
@@ -154,16 +156,23 @@ class Stage:
     def of(cls, board: Board, camera: Camera, supersample: int = 1) -> Stage:
         if supersample < 1:
             raise ValueError("supersample must be at least 1")
-        cam = camera.scaled(supersample) if supersample > 1 else camera
-        rays = cam.rays()
-        buf = _surfaces(board, cam, cam.centre, rays)
-        dent = _hollows(build_scene(board, {}, ()), cam, cam.centre, rays, buf)
+        view, rays, buf, dent = _empty_board(board, camera, supersample, build_scene(board, {}, ()))
         for a in (rays, buf.t, buf.n, buf.id, dent):
             a.flags.writeable = False
-        return cls(board, camera, supersample, rays, buf, dent)
+        return cls(board, camera, supersample, view, rays, buf, dent)
 
     def fits(self, board: Board, camera: Camera, supersample: int) -> bool:
         return self.board is board and self.camera is camera and self.supersample == supersample
+
+
+def _empty_board(board: Board, camera: Camera, supersample: int, scene: Scene
+                 ) -> tuple[Camera, np.ndarray, _Buffers, np.ndarray]:
+    """The camera rays are cast from, its rays, and the table, plate and hollows (those of
+    ``scene``, which are the board's whatever it holds) they meet."""
+    view = camera.scaled(supersample) if supersample > 1 else camera
+    rays = view.rays()
+    buf = _surfaces(board, view, view.centre, rays)
+    return view, rays, buf, _hollows(scene, view, view.centre, rays, buf)
 
 
 def _hollows(scene: Scene, cam: Camera, origin: np.ndarray, rays: np.ndarray, buf: _Buffers) -> np.ndarray:
@@ -404,16 +413,15 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         raise ValueError("supersample must be at least 1")
     gen = as_generator(rng) if rng is not None else None
     scene = build_scene(board, cells, hands)
-    if stage is None:
-        stage = Stage.of(board, camera, supersample)
-    elif not stage.fits(board, camera, supersample):
+    if stage is None:  # the empty board made for this frame alone, drawn on in place
+        cam, rays, buf, dent = _empty_board(board, camera, supersample, scene)
+    elif stage.fits(board, camera, supersample):  # shared: drawn on a copy
+        cam, rays, empty = stage.view, stage.rays, stage.buffers
+        buf = _Buffers(empty.t.copy(), empty.n.copy(), empty.id.copy())
+        dent = stage.dent.copy()
+    else:
         raise ValueError("the stage was made for another board, camera or supersampling")
-    cam = camera.scaled(supersample) if supersample > 1 else camera
     origin = cam.centre
-    rays = stage.rays
-    empty = stage.buffers
-    buf = _Buffers(empty.t.copy(), empty.n.copy(), empty.id.copy())
-    dent = stage.dent.copy()
     first_hand, end = scene.hands
     for i, solid in enumerate(scene.solids[:first_hand - FIRST_SOLID]):
         _draw(cam, origin, rays, buf, solid, FIRST_SOLID + i)
