@@ -129,6 +129,12 @@ OTHER_SAMPLES = 1
 #: was read right ``??``
 OFF_GROUP = 0.15
 NEAR_UNCLEAR = 3.0
+#: tiles of one colour look alike in a frame, wherever the light, the camera's white
+#: balance or the paint puts that colour: where at least this many cells are read one
+#: colour, its prototype for the frame is their median, and the cells whose colour was
+#: not clear are voted again with it (:func:`frame_protos`). A colour cast moves all the
+#: tiles of a colour beyond ``TILE_TOLERANCE`` of the prototype together, not some of them
+FRAME_TILES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,6 +264,19 @@ def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
     best = votes.argmax(axis=1)
     won = votes[np.arange(len(best)), best]
     return best, won / np.maximum(ok.sum(axis=1), 1), votes.sum(axis=1) - won
+
+
+def frame_protos(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray,
+                 protos: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+    """The tile prototypes as this frame shows them: per colour with :data:`FRAME_TILES`
+    or more cells ``told`` it, their median chromaticity (``chroma``: each cell's median);
+    the others as given. None where no colour has that many."""
+    out, moved = dict(protos), False
+    for k, key in enumerate("RGB"):
+        rows = told & (colour == k)
+        if rows.sum() >= FRAME_TILES:
+            out[key], moved = quantile(chroma[rows], 50), True
+    return out if moved else None
 
 
 def _off_group(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray, unclear: np.ndarray) -> np.ndarray:
@@ -452,12 +471,18 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     colour, share, other = _tile_colours(chroma, ok_t, protos)
     chroma_median, tile_median = median_rgb(np.stack([chroma, tile]), ok_t)
     alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(around, SAME_FLOOR)).T)
+    in_view = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10)
+    seen = in_view & (geo.loose <= 4 * LOOSE)
+    # not the reds with an arm in view: skin passes for red (:func:`_greener_than_reds`)
+    told = seen & (share >= SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES) & ~(hand & (colour == 0))
+    own = frame_protos(chroma_median, colour, told, protos)
+    again = np.flatnonzero(share < SHARE)
+    if own is not None and len(again):  # the cells whose colour was not clear, with the frame's own
+        colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
     skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
-    in_view = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10)
-    seen = in_view & (geo.loose <= 4 * LOOSE)
     off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
