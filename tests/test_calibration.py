@@ -126,14 +126,21 @@ def test_calibration_follows_the_light(calibrations):
 FLOORS = {"sparks": 1.15, "sparks-default": 0.97, "pylos": 1.0, "sparklies": 1.0}
 
 
-@pytest.mark.parametrize("label", [c[0] for c in CASES])
-def test_calibrated_recognition_reads_more_and_never_wrong(rendered, calibrations, label):
+def default_and_calibrated(rendered, calibrations, label: str) -> tuple[Counter, Counter]:
+    """The tallies of case ``label``'s frames under every light, read with the default
+    colours and with that light's calibration."""
     board, game = next((c[2], c[3]) for c in CASES if c[0] == label)
     default, calibrated = Counter(), Counter()
     for name in LIGHTS:
         frames = rendered[label, name][1]
         default += tally(Recognizer(board, game), frames)
         calibrated += tally(Recognizer(board, game, calibration=calibrations[label, name]), frames)
+    return default, calibrated
+
+
+@pytest.mark.parametrize("label", [c[0] for c in CASES])
+def test_calibrated_recognition_reads_more_and_never_wrong(rendered, calibrations, label):
+    default, calibrated = default_and_calibrated(rendered, calibrations, label)
     assert calibrated["wrong"] == 0, calibrated
     assert calibrated["right"] >= FLOORS[label] * default["right"], (calibrated, default)
 
@@ -142,11 +149,7 @@ def test_calibrated_tiles_read_more_than_the_defaults(rendered, calibrations, mo
     """The calibration's tile colours read more than the defaults where the frame's own
     tiles give none (fewer than ``FRAME_TILES`` of a colour read)."""
     monkeypatch.setattr("vision.recognize_grid.FRAME_TILES", 10**6)
-    default, calibrated = Counter(), Counter()
-    for name in LIGHTS:
-        frames = rendered["sparklies", name][1]
-        default += tally(Recognizer(GRID, "sparklies"), frames)
-        calibrated += tally(Recognizer(GRID, "sparklies", calibration=calibrations["sparklies", name]), frames)
+    default, calibrated = default_and_calibrated(rendered, calibrations, "sparklies")
     assert calibrated["wrong"] == 0, calibrated
     assert calibrated["right"] >= 1.02 * default["right"], (calibrated, default)
 

@@ -43,13 +43,18 @@ def frame():
     return frame_in_look(GRID, 1_100_005, "plain")
 
 
+def _read(sc, image) -> tuple[dict[str, str], Counter]:
+    """The frame's cells as read, and their tally against the truth."""
+    cells = dict(Recognizer(GRID, sc.game).read(image).observation.cells)
+    c: Counter = Counter()
+    score(cells, sc.cells, c)
+    return cells, c
+
+
 def _greens(frame) -> tuple[Counter, Counter]:
     sc, image = frame
-    result = Recognizer(GRID, sc.game).read(image)
-    greens = Counter(v[0] for n, v in result.observation.cells.items() if sc.cells[n][0] == "G")
-    c: Counter = Counter()
-    score(dict(result.observation.cells), sc.cells, c)
-    return greens, c
+    cells, c = _read(sc, image)
+    return Counter(v[0] for n, v in cells.items() if sc.cells[n][0] == "G"), c
 
 
 def test_the_frames_own_greens_read_the_greens_the_default_leaves_unclear(frame):
@@ -72,8 +77,6 @@ def test_a_tile_showing_mostly_wood_is_not_read_as_the_frames_pale_green():
     green and was read green; in the second vote a sample must be twice as near its colour
     as the wood."""
     sc, image = frame_in_look(GRID, 5_800_081, "soft-light")
-    result = Recognizer(GRID, sc.game).read(image)
-    assert sc.cells["e9"] == "R." and result.observation.cells["e9"] == "??"
-    c: Counter = Counter()
-    score(dict(result.observation.cells), sc.cells, c)
+    cells, c = _read(sc, image)
+    assert sc.cells["e9"] == "R." and cells["e9"] == "??"
     assert c["wrong"] == 0
