@@ -11,15 +11,12 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from . import __version__
+from .cli_options import UsageError, no_sparklies_options, sparklies_options
 from .games import GAMES, Rules, RulesError, rules_for
 from .record import RecordError, read_any, replay
 from .referee_cli import add_referee_parser
 from .vision_cli import add_vision_parsers
 from .run_cli import add_run_parser
-
-
-class UsageError(Exception):
-    """Bad input from the command line: printed to stderr, exit 2."""
 
 
 def _read_file(path: str) -> str:
@@ -41,29 +38,14 @@ def guess_game(text: str) -> str:
     return "sparklies"
 
 
-def _sparklies_options(text: str, size: str | None, wrap: bool) -> dict[str, Any]:
-    from .games.sparklies import SparkliesRules
-    width, height, dead = SparkliesRules.geometry_from_position(text)
-    if size:
-        try:
-            w, h = (int(x) for x in size.lower().split("x"))
-        except ValueError:
-            raise UsageError(f"--size {size!r}: expected WIDTHxHEIGHT such as 9x9") from None
-        if (w, h) != (width, height):
-            raise UsageError(f"--size {size} but the position is {width}x{height}")
-    return {"width": width, "height": height, "dead": dead, "wrap": wrap}
-
-
 def _rules(game: str, variant: str | None, position_text: str | None = None, size: str | None = None,
            wrap: bool = False) -> Rules:
-    options: dict[str, Any] = {}
-    if game == "sparklies":
-        if position_text is None:
-            raise UsageError("sparklies needs a position: its board size and colours are not fixed")
-        options = _sparklies_options(position_text, size, wrap)
-    elif size or wrap:
-        raise UsageError("--size and --wrap are Sparklies options")
-    return rules_for(game, variant, **options)
+    if game != "sparklies":
+        no_sparklies_options(game, size, wrap)
+        return rules_for(game, variant)
+    if position_text is None:
+        raise UsageError("sparklies needs a position: its board size and colours are not fixed")
+    return rules_for(game, variant, **sparklies_options(size, wrap, position_text))
 
 
 # -- commands ------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from .cli_options import UsageError, no_sparklies_options, sparklies_options
 from .events import Event
 from .games import Rules, rules_for
 from .observation import Observation, ObservationError, Press, check_cells, read_log
@@ -30,17 +31,16 @@ def sparklies_size(observations: list[Observation]) -> tuple[int, int]:
 
 
 def build_rules(args: argparse.Namespace, observations: list[Observation]) -> Rules:
+    """The rules the log is refereed by; a Sparklies board from ``--start``, ``--size`` or
+    the log's square names, in that order."""
     if args.game != "sparklies":
+        no_sparklies_options(args.game, args.size, args.wrap)
         return rules_for(args.game, args.variant)
-    if args.start:
-        from .games.sparklies import SparkliesRules
-        width, height, dead = SparkliesRules.geometry_from_position(args.start)
-        return rules_for("sparklies", args.variant, width=width, height=height, dead=dead, wrap=args.wrap)
-    if args.size:
-        width, height = (int(x) for x in args.size.lower().split("x"))
-    else:
-        width, height = sparklies_size(observations)
-    return rules_for("sparklies", args.variant, width=width, height=height, wrap=args.wrap)
+    seen = sparklies_size(observations) if not (args.start or args.size) else None
+    if seen == (0, 0):
+        raise UsageError(f"{args.observations}: the log names no Sparklies squares, so its board size is "
+                         "unknown: give --size or --start")
+    return rules_for("sparklies", args.variant, **sparklies_options(args.size, args.wrap, args.start, seen))
 
 
 class GameRecords:

@@ -457,3 +457,27 @@ def test_a_turn_button_pressed_at_once_counts_the_board_just_seen():
     events = referee.observe(Press(9.05, "end-turn", "dark"))
     assert [(e.type, e.data.get("move")) for e in events] == [("move", "1b1")]
     assert referee.observe(Observation(9.1, seen)) == []  # the same board again: nothing new
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["sparklies", "--size", "9by9"], "--size '9by9': expected WIDTHxHEIGHT such as 9x9"),
+    (["sparklies", "--size", "0x9"], "a board is at least 1x1"),
+    (["sparklies"], "names no Sparklies squares, so its board size is unknown"),
+    (["pylos", "--wrap"], "--size and --wrap are Sparklies options, not pylos ones"),
+])
+def test_referee_command_says_which_board_option_is_wrong(tmp_path, capsys, argv, message):
+    log = tmp_path / "empty.jsonl"
+    log.write_text('{"t": 0, "cells": {}}\n', encoding="utf-8")
+    assert main(["referee", *argv, "--observations", str(log)]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_referee_command_checks_size_against_the_start_position(tmp_path, capsys):
+    rules = rules_for("sparklies", width=5, height=5)
+    start = rules.format_position(rules.start())
+    log = tmp_path / "empty.jsonl"
+    log.write_text('{"t": 0, "cells": {}}\n', encoding="utf-8")
+    assert main(["referee", "sparklies", "--start", start, "--size", "7x7", "--observations", str(log)]) == 2
+    assert "--size 7x7 but the position is 5x5" in capsys.readouterr().err
+    assert main(["referee", "sparklies", "--start", start, "--size", "5x5", "--observations", str(log),
+                 "--events", str(tmp_path / "events.jsonl")]) == 0
