@@ -251,7 +251,7 @@ def _tile_colours(chroma: np.ndarray, ok: np.ndarray, protos: dict[str, np.ndarr
                   unlike_wood: bool = False) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, the tile colour most samples (their chromaticities relative to the wood
     round the cell) are clearly nearest to (twice as near as to the next, and with
-    ``unlike_wood`` twice as near as to the wood itself), that share of its samples, and
+    ``unlike_wood`` nearer than to the wood itself), that share of its samples, and
     how many samples are clearly another colour (:data:`OTHER_SAMPLES`)."""
     diff = chroma[..., None, :] - np.stack([protos[k] for k in "RGB"])  # cells x samples x colours x 3
     dist = np.sqrt(_squares(diff))
@@ -260,7 +260,7 @@ def _tile_colours(chroma: np.ndarray, ok: np.ndarray, protos: dict[str, np.ndarr
     second = np.minimum(np.maximum(d0, d1), np.maximum(np.minimum(d0, d1), d2))
     clear = ok & (first * 2.0 < second) & (first < TILE_TOLERANCE)
     if unlike_wood:  # the wood's chromaticity relative to itself is (1, 1, 1) / 3
-        clear &= first * 2.0 < np.sqrt(_squares(chroma - 1.0 / 3.0))
+        clear &= first < np.sqrt(_squares(chroma - 1.0 / 3.0))
     nearest = dist.argmin(axis=-1)
     cells = np.broadcast_to(np.arange(len(ok))[:, None], ok.shape)
     votes = np.bincount(cells[clear] * 3 + nearest[clear], minlength=3 * len(ok)).reshape(-1, 3)
