@@ -39,9 +39,10 @@ MIN_BORDER_PX = 1.6
 #: webcams (its seeds and fresh 5,800,000 on), where 1.8 px would cost 18 and 64
 BLUE_WHITE_PX = 1.7
 #: nor is it read where the pose's spread (one standard deviation) is more than this share
-#: of its width: the border samples, in its middle, could be on the tile or the wood; the
-#: tile's colour, sampled well inside it, is read up to four times that
+#: of its width: the border samples, in its middle, could be on the tile or the wood
 LOOSE = 0.25
+#: the tile's colour, sampled well inside it, is read up to this spread (border widths)
+CELL_LOOSE = 1.0
 TILE_TOLERANCE = 0.3
 #: a white plate is lit at least this much relative to the wood right next to it: a grey
 #: border darker than that wood is a black plate in good light (black plates vary a lot in
@@ -475,7 +476,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     chroma_median, tile_median = median_rgb(np.stack([chroma, tile]), ok_t)
     alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(around, SAME_FLOOR)).T)
     in_view = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10)
-    seen = in_view & (geo.loose <= 4 * LOOSE)
+    seen = in_view & (geo.loose <= CELL_LOOSE)
     # not the reds with an arm in view: skin passes for red (:func:`_greener_than_reds`)
     told = seen & (share >= SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES) & ~(hand & (colour == 0))
     own = frame_protos(chroma_median, colour, told, protos)
@@ -499,7 +500,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", "out of view")
             continue
         c = "RGB"[colour[i]]
-        if loose[i] > 4 * LOOSE:
+        if loose[i] > CELL_LOOSE:
             out[name] = CellReading("??", f"the markers pin this cell down to ±{loose[i]:.1f} border widths only")
         elif share[i] < SHARE:
             out[name] = CellReading("??", f"no clear tile colour ({c} {share[i]:.0%})")
