@@ -48,6 +48,7 @@ BLUE_WHITE_PX = 1.7
 #: on thin borders makes wrong (fresh 5300147 c7 with far colours, a cream plate round a
 #: green tile, 1.76 px wide, pinned down to ±27 %, read bare at P 0.97 for bare wood)
 LOOSE = 0.25
+#: a border read as a white or black plate is read up to this spread (border widths)
 PLATE_LOOSE = 0.4
 #: the tile's colour, sampled well inside it, is read up to this spread (border widths)
 CELL_LOOSE = 1.0
