@@ -252,3 +252,28 @@ def test_estimate_pose_alone_keeps_searching_the_whole_frame():
     image = frame(PYRAMID, cam, rng)
     a, b = estimate_pose(image, PYRAMID), estimate_pose(image, PYRAMID)
     assert pose_shift(PYRAMID, a, b) == 0.0
+
+
+def test_after_the_camera_moved_a_marker_taken_from_its_quadrilateral_is_followed_where_it_now_is(monkeypatch):
+    """The camera moved to another view, where one marker is smudged past decoding: the
+    whole frame's search takes it from its quadrilateral. In the frames after, its window is
+    where the three decoded markers put it, so it is taken again and the pose is the four
+    markers', as the whole frame's search gives. (Left where the last view had it, its window
+    showed nothing of it: on a stand the pose rested on three markers until the whole
+    frame's turn, with 22 more cells unknown in a grid frame at 800x600.)"""
+    cam, image, tracker = followed()
+    moved = Camera.look_at((160, 120, 420), (0, 0, 0), 60, 1280, 720)
+    view = smudge(smudge(frame(PYRAMID, moved, random.Random(4)), PYRAMID, moved, 2), PYRAMID, moved, 2)
+    found, quads = tracker.find(grey(view))
+    first = pose_from(found, quads, PYRAMID, grey(view))
+    assert tracker.searched_whole and set(found) == {0, 1, 3} and first.markers == (0, 1, 2, 3)
+    found, quads = tracker.find(grey(view))
+    assert not tracker.searched_whole and {0, 1, 3} <= set(found)
+    again = pose_from(found, quads, PYRAMID, grey(view))
+    assert again.markers == (0, 1, 2, 3) and pose_shift(PYRAMID, again, first) < 0.05
+    # left behind, the window shows nothing of it
+    monkeypatch.setattr(MarkerTracker, "_placed", lambda self, found, followed: {
+        i: c for i, c in followed.items() if i not in found})
+    cam, image, tracker = followed()
+    tracker.find(grey(view))
+    assert pose_from(*tracker.find(grey(view)), PYRAMID, grey(view)).markers == (0, 1, 3)

@@ -14,8 +14,12 @@ quadrilaterals seen there instead, from which :func:`vision.pose.complete` may t
 the whole frame's search would, and its window stays where it was until it is seen again.
 Fewer than three (the camera moved, another scene): the whole frame is searched as
 :func:`vision.pose.detect_with_quads` does, until a search of it finds every marker again.
-A search of the whole frame that finds three keeps the fourth's window too (a hand over it
-when the whole frame's turn came).
+A search of the whole frame that finds three keeps following the fourth (a hand over it
+when the whole frame's turn came). The window of a marker not decoded is placed where the
+markers decoded put it (the homography of their corners: the markers lie flat on one
+plane), not left where it was last seen: after the camera moved, a window left behind
+would show none of the marker's quadrilaterals, and a marker the whole frame's search took
+from them (:func:`vision.pose.complete`) would be lost to the frames after it.
 A camera nudged a little is followed: its markers are found inside their windows. The whole
 frame is searched at least every :data:`FULL_EVERY` frames as well, so a second sheet with
 a marker's id, which the whole frame's search refuses, is not missed long.
@@ -86,7 +90,7 @@ class MarkerTracker:
             seen = self._in_windows(grey, self._last)
             if seen is not None:
                 found, quads = seen
-                self._last = {**self._last, **found}
+                self._last = {**self._placed(found, self._last), **found}
                 self._windowed, self.searched_whole = self._windowed + 1, False
                 self._hold(grey, found)
                 return found, quads
@@ -95,10 +99,10 @@ class MarkerTracker:
         if set(mine) == self.ids:
             self._last = mine
         elif self._last is not None and len(mine) >= MIN_MARKERS:
-            # a marker the whole frame hides (a hand over it) keeps its window: it is still
+            # a marker the whole frame hides (a hand over it) keeps a window: it is still
             # followed, so this frame is not held (:meth:`_hold`) and the next ones search
             # its window, finding it as soon as the hand has gone
-            self._last = {**self._last, **mine}
+            self._last = {**self._placed(mine, self._last), **mine}
         else:
             self._last = None
         self._shape, self._windowed, self.searched_whole = grey.shape, 0, True
@@ -118,6 +122,25 @@ class MarkerTracker:
             self._still.hold(grey, mine)
         else:
             self._still.clear()
+
+    def _placed(self, found: dict[int, np.ndarray], followed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
+        """The markers ``followed`` but not ``found``, with their corners where the
+        homography of the found markers' corners (at least three markers, twelve points)
+        puts them on the image."""
+        missing = [i for i in followed if i not in found]
+        if not missing:
+            return {}
+        by_id = {m.id: m for m in self.board.markers}
+        surface = np.array([c[:2] for i in found for c in self.board.marker_corners(by_id[i])], dtype=np.float64)
+        image = np.concatenate([found[i] for i in found]).astype(np.float64)
+        homography, _ = cv2.findHomography(surface, image)
+        if homography is None:
+            return {i: followed[i] for i in missing}
+        out = {}
+        for i in missing:
+            corners = np.array([[c[:2] for c in self.board.marker_corners(by_id[i])]], dtype=np.float64)
+            out[i] = cv2.perspectiveTransform(corners, homography)[0]
+        return out
 
     def forget(self) -> None:
         """Search the whole of the next frame."""
