@@ -28,7 +28,8 @@ def _read(seed: int) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
 def test_a_cream_plate_on_a_thin_border_is_not_read_bare(seed, name, px, model, monkeypatch):
     """Fresh frames with far colours: a cream plate round a green tile on a border 1.74-1.81
     px wide reads bare to the rules. The border model doubts two of them (its 0.95,
-    ``SURE``) and passes the other two (0.97 and 0.99): those were read `G.`, wrong."""
+    ``SURE``) and passes the other two (0.97 and 0.99), which without ``BARE_PX`` are read
+    `G.`, wrong (c2 was so before it)."""
     truth, cells, details = _read(seed)
     assert truth[name] == "Gw" and cells[name] == "G?"
     assert f"the border looks bare, but is {px} px wide" in details[name]

@@ -11,7 +11,7 @@ Every marker of the board has a window once a search of the whole frame has foun
 all. The windows are trusted when they find at least the three markers a pose needs, each
 decoded as its own id. A marker not decoded in its window (a hand over it) gives the
 quadrilaterals seen there instead, from which :func:`vision.pose.complete` may take it as
-the whole frame's search would, and its window stays where it was until it is seen again.
+the whole frame's search would, and its window is kept until it is seen again.
 Fewer than three (the camera moved, another scene): the whole frame is searched as
 :func:`vision.pose.detect_with_quads` does, until a search of it finds every marker again.
 A search of the whole frame that finds three keeps following the fourth (a hand over it
