@@ -26,6 +26,9 @@ shadow over part of it, which the renderer's lights do not make.
 The mid-move row renders Sparks balls on positions with empty base hollows, as a Sparks
 board shows while a coal is taken (``vision.recognize_train.mid_move_position``), which no
 legal Sparks position does; of its seeds only the Sparks frames are counted.
+The grain row renders the Pylos frames of the first seeds with the grain of the wood on
+its balls (``render(ball_grain=...)``), as turned wooden balls show it and the other rows'
+balls do not; of its seeds only the Pylos frames are counted.
 Frames are spread over the machine's cores.
 """
 
@@ -57,6 +60,8 @@ ROOM = {"pyramid-4": 300, "grid-9": 300}
 #: board -> seeds (from :data:`MID_MOVE_FIRST`) whose Sparks frames show empty base hollows
 MID_MOVE = {"pyramid-4": 1000}
 MID_MOVE_FIRST = 5_000_000
+#: board -> seeds of its set whose Pylos frames are rendered with grain on the wooden balls
+GRAIN = {"pyramid-4": 1000}
 HANDS = 0.35
 _recognizers: dict = {}
 
@@ -68,6 +73,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     mid_move = kind == "mid-move"
     if mid_move and seed_game(board, seed) != "sparks":
         return Counter(), []  # not rendered: the row counts Sparks frames only
+    if kind == "grain" and seed_game(board, seed) != "pylos":
+        return Counter(), []  # Sparks balls are lacquered: the row counts Pylos frames only
     sc, image = frame_in_look(board, seed, "plain" if kind in ("random", "mid-move") else kind, hands=HANDS,
                               mid_move=mid_move)
     key = (board_name, sc.game)
@@ -82,7 +89,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     c["whole"] += c["right"] == c["chars"]
     how = {"webcam": " through a webcam", "far-colour": " with far colours",
            "soft-light": " under a soft light", "cast-drift": " with a drifting white balance",
-           "shadow": " half in a soft shadow", "mid-move": " mid-move"}.get(kind, "")
+           "shadow": " half in a soft shadow", "mid-move": " mid-move",
+           "grain": " with grain on its balls"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -97,6 +105,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan += [(b, SETS[b][0], frames, "soft-light") for b, frames in SOFT.items()]
     plan += [(b, SETS[b][0], frames, kind) for b, frames in ROOM.items() for kind in ROOM_LOOKS]
     plan += [(b, MID_MOVE_FIRST, frames, "mid-move") for b, frames in MID_MOVE.items()]
+    plan += [(b, SETS[b][0], frames, "grain") for b, frames in GRAIN.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:
             count = 40 if quick else frames
@@ -111,7 +120,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
                     print(f"  {board_name} ({kind}): {k + 1}/{count} frames", file=sys.stderr, flush=True)
             posed = total["frames"] - total["no_pose"]
             chars = max(total["chars"], 1)
-            shown = total["frames"]  # the mid-move row counts its Sparks frames only
+            shown = total["frames"]  # the mid-move and grain rows count one game's frames only
             rows.append((f"{board_name}, {count} {kind} seeds: frames with a pose",
                          f"{posed} of {shown} ({posed / max(shown, 1):.1%}) in {time.perf_counter() - t0:.0f} s", ""))
             rows.append((f"{board_name}, {kind} frames: characters right / unknown",

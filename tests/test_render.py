@@ -445,6 +445,35 @@ def test_random_lighting_ranges_from_dim_to_bright_and_warm_to_cool():
     assert min(ratio) < 0.7 and max(ratio) > 1.2
 
 
+def test_wooden_balls_show_their_grain_when_asked_and_nothing_else_changes():
+    cam = overhead(300, 40, (1280, 720))
+    cells = {"1a1": "L", "1a2": "D", "1b1": "W", "1b2": "R"}
+    plain = render(PYRAMID, cells, cam)
+    grained = render(PYRAMID, cells, cam, ball_grain=1.0)
+    diff = np.abs(grained.image.astype(int) - plain.image.astype(int)).sum(axis=2)
+    r_px = 15.0 * cam.fx / 289.0  # a base ball's radius in pixels, seen from 289 mm
+    changed = {}
+    for name in cells:
+        u, v = cam.project([PYRAMID.position(name).centre])[0]
+        yy, xx = np.mgrid[:720, :1280]
+        disc = (xx - u) ** 2 + (yy - v) ** 2 < (0.7 * r_px) ** 2
+        changed[name] = float(diff[disc].mean())
+        if cells[name] in "LD":  # the grain darkens the wood on average a little, no more
+            ratio = grained.image[disc].mean() / plain.image[disc].mean()
+            assert 0.85 < ratio < 1.0, (name, ratio)
+    assert changed["1a1"] > 8 and changed["1a2"] > 1  # light wood shows its rings, stained less
+    assert changed["1a1"] > 2 * changed["1a2"]
+    assert changed["1b1"] == 0 and changed["1b2"] == 0  # Sparks balls are lacquered, not wood
+    balls = np.zeros((720, 1280), bool)
+    for name in cells:
+        u, v = cam.project([PYRAMID.position(name).centre])[0]
+        yy, xx = np.mgrid[:720, :1280]
+        balls |= (xx - u) ** 2 + (yy - v) ** 2 < (1.1 * r_px) ** 2
+    assert diff[~balls].max() == 0  # the plate, the hollows and the table are as they were
+    with pytest.raises(ValueError, match="ball_grain"):
+        render(PYRAMID, cells, cam, ball_grain=-0.5)
+
+
 def test_bad_input_is_refused_with_a_reason():
     cam = overhead(size=(160, 120))
     with pytest.raises(ValueError, match="no position"):

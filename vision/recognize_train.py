@@ -43,8 +43,9 @@ HAND_COVER = 0.02
 MIN_SAMPLES = Thresholds().min_samples
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
-#: with a white balance drifting across the frame, with a large soft shadow over part of it
-LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow")
+#: with a white balance drifting across the frame, with a large soft shadow over part of it,
+#: with the wood's grain on the wooden balls
+LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain")
 #: the looks that change the rendered frame afterwards, as a room's light would
 ROOM_LOOKS = ("cast-drift", "shadow")
 
@@ -115,10 +116,13 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            resolutions=((640, 480), (800, 600), (1280, 720)),
            lighting: Callable[[Camera, random.Random], Lighting] | None = None,
            vary: Callable[[Board, random.Random], Board] = varied,
-           position: Callable[[str, random.Random, int], dict[str, str]] = random_position) -> Iterator[Scene]:
+           position: Callable[[str, random.Random, int], dict[str, str]] = random_position,
+           grain: bool = False) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
     random room light when None), ``vary(board, rng)`` the board's colours,
-    ``position(game, rng, turns)`` the cells."""
+    ``position(game, rng, turns)`` the cells. With ``grain``, wooden balls show their
+    grain at 0.7-1.5 times the plate's contrast (chosen by the plank, so the frames are
+    otherwise those without it)."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = position(game, rng, rng.randint(0, 40))
@@ -130,6 +134,8 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
                         noise=rng.uniform(0.5, 3.0), blur=rng.uniform(0.3, 1.0),
                         jpeg_quality=rng.choice((None, 75, 85, 95)), table_colour=rng.choice(TABLES),
                         wood_seed=rng.randrange(1000))
+        if grain:
+            settings["ball_grain"] = 0.7 + settings["wood_seed"] % 9 / 10
         yield Scene(render(**settings, rng=rng), cells, game, shown, settings)
 
 
@@ -149,7 +155,7 @@ def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float 
     light = (lambda camera, rng: soft_lighting(rng)) if look == "soft-light" else None
     sc = next(scenes(board, random.Random(seed), 1, hands=hands, lighting=light,
                      vary=far_colours if look == "far-colour" else varied,
-                     position=mid_move_position if mid_move else random_position))
+                     position=mid_move_position if mid_move else random_position, grain=look == "grain"))
     image = sc.frame.image
     if look == "webcam":
         image = Webcam.random(random.Random(seed)).apply(image)

@@ -30,7 +30,7 @@ from .render_light import Lighting, random_lighting
 from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Scene,
                            Solid, build_scene)
 from .render_shapes import Box, Sphere, dot, plane_axes
-from .render_surface import marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
+from .render_surface import ball_grain, marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
 
 __all__ = ["Camera", "Frame", "Hand", "Lighting", "PositionTruth", "Stage", "random_camera", "random_hand",
            "random_lighting", "render", "sees_board", "TABLE_COLOUR"]
@@ -277,7 +277,7 @@ def _contact(scene: Scene, cam: Camera, points: np.ndarray, buf: _Buffers) -> np
 
 
 def _albedo(board: Board, scene: Scene, buf: _Buffers, points: np.ndarray, table_colour: RGB, wood_seed: int,
-            footprint: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+            footprint: float, grain: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per-pixel albedo (linear), specular strength and shininess."""
     plate = to_linear(board.plate_colour)
     fixed = (Material((0.0, 0.0, 0.0), 0.0, 1.0), Material(tuple(to_linear(table_colour).tolist()), 0.03, 8.0),
@@ -298,11 +298,17 @@ def _albedo(board: Board, scene: Scene, buf: _Buffers, points: np.ndarray, table
     if table.any():
         on_table = points[table]
         albedo[table] *= table_shade(on_table[:, 0], on_table[:, 1], wood_seed)[:, None]
+    if grain > 0:
+        for i, (solid, material) in enumerate(zip(scene.solids, scene.materials)):
+            on = buf.id == FIRST_SOLID + i
+            if material.grain > 0 and isinstance(solid, Sphere) and on.any():
+                rel = points[on] - np.asarray(solid.centre)
+                albedo[on] *= ball_grain(rel, (wood_seed, i), grain * material.grain, footprint).astype(np.float32)
     return albedo, ks, shin
 
 
 def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np.ndarray, buf: _Buffers,
-           dent: np.ndarray, lighting: Lighting, table_colour: RGB, wood_seed: int) -> np.ndarray:
+           dent: np.ndarray, lighting: Lighting, table_colour: RGB, wood_seed: int, grain: float = 0.0) -> np.ndarray:
     """Linear RGB radiance of every pixel."""
     with np.errstate(invalid="ignore"):
         points = origin + buf.t[..., None] * rays
@@ -311,7 +317,7 @@ def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np
     # the size of a pixel at the plate's centre: how much to soften the grain (a property
     # of the view alone, so a hand or a piece never changes the wood elsewhere)
     footprint = max(float(cam.to_camera([(0.0, 0.0, 0.0)])[0, 2]), 1.0) / cam.fx
-    albedo, ks, shin = _albedo(board, scene, buf, points, table_colour, wood_seed, footprint)
+    albedo, ks, shin = _albedo(board, scene, buf, points, table_colour, wood_seed, footprint, grain)
     n = buf.n.astype(np.float32)
     # a light with a size: shading and shadows averaged over points of its disc
     ndotl = np.zeros(buf.t.shape, dtype=np.float32)
@@ -391,7 +397,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
            hands: Sequence[Hand] = (), rng: random.Random | np.random.Generator | None = None,
            noise: float = 0.0, blur: float = 0.0, jpeg_quality: int | None = None,
            table_colour: RGB = TABLE_COLOUR, supersample: int = 1, wood_seed: int = 0,
-           stage: Stage | None = None) -> Frame:
+           ball_grain: float = 0.0, stage: Stage | None = None) -> Frame:
     """A camera frame of ``board`` holding ``cells`` (position name to the referee's cell
     code: a ball letter or ``.``; for grids tile colour then controller, ``..`` or ``--``
     for an empty cell; missing positions are empty), seen by ``camera`` under ``lighting``
@@ -400,7 +406,9 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     ``noise``: the sensor noise's standard deviation in 8-bit levels (needs ``rng``);
     ``blur``: a Gaussian blur's sigma in pixels; ``jpeg_quality``: a JPEG round trip at this
     quality (1-100); ``supersample``: rays per pixel along each axis (anti-aliasing, at
-    its square in time); ``wood_seed``: which plank of wood the plate is made of;
+    its square in time); ``wood_seed``: which plank of wood the plate is made of (and
+    which logs the wooden balls were turned from); ``ball_grain``: how strongly wooden
+    balls show their grain (0, the default, not at all; 1 as strongly as the plate);
     ``stage``: this board, camera and supersampling's :class:`Stage`, to render several
     frames from one camera faster."""
     if noise < 0 or blur < 0:
@@ -411,6 +419,8 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         raise ValueError(f"jpeg_quality must be 1 to 100, got {jpeg_quality}")
     if supersample < 1:
         raise ValueError("supersample must be at least 1")
+    if ball_grain < 0:
+        raise ValueError(f"ball_grain must be at least 0, got {ball_grain}")
     gen = as_generator(rng) if rng is not None else None
     scene = build_scene(board, cells, hands)
     if stage is None:  # the empty board made for this frame alone, drawn on in place
@@ -438,7 +448,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         buf.id[hand] = hb.id[hand]
         dent[hand] = -1
     truth = _truth(scene, cam, origin, rays, t_scene, hand, float(supersample ** 2))
-    radiance = _shade(board, scene, cam, origin, rays, buf, dent, lighting, table_colour, wood_seed)
+    radiance = _shade(board, scene, cam, origin, rays, buf, dent, lighting, table_colour, wood_seed, ball_grain)
     if supersample > 1:
         size = (camera.width, camera.height)
         radiance = cv2.resize(radiance, size, interpolation=cv2.INTER_AREA)

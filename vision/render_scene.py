@@ -33,15 +33,19 @@ class Material:
     albedo: tuple[float, float, float]
     specular: float
     shininess: float
+    #: how strongly a wooden ball shows its grain when the renderer is asked for it
+    grain: float = 0.0
 
 
-def _material(srgb: Sequence[int], specular: float, shininess: float) -> Material:
+def _material(srgb: Sequence[int], specular: float, shininess: float, grain: float = 0.0) -> Material:
     a = to_linear(tuple(srgb))  # type: ignore[arg-type]
-    return Material((float(a[0]), float(a[1]), float(a[2])), specular, shininess)
+    return Material((float(a[0]), float(a[1]), float(a[2])), specular, shininess, grain)
 
 
 #: wood balls are satin, Sparks balls lacquered
 BALL_FINISH = {"L": (0.10, 20.0), "D": (0.14, 24.0), "W": (0.55, 90.0), "B": (0.55, 90.0), "R": (0.55, 90.0)}
+#: wooden balls' grain (a stain darkens the rings with the rest, so they show less)
+BALL_GRAIN = {"L": 1.0, "D": 0.6}
 TILE_FINISH = (0.30, 45.0)
 CONTROL_FINISH = (0.12, 25.0)
 SKIN_FINISH = (0.08, 12.0)
@@ -121,7 +125,7 @@ def build_scene(board: Board, cells: Mapping[str, str], hands: Sequence[Hand] = 
             code = cells.get(p.name, ".")
             if code != ".":
                 solids.append(ball)
-                materials.append(_material(colours[code], *BALL_FINISH[code]))
+                materials.append(_material(colours[code], *BALL_FINISH[code], BALL_GRAIN.get(code, 0.0)))
     else:
         ts, tt = board.tile_size / 2, board.tile_thickness
         cs, ct = board.control_size / 2, board.control_thickness

@@ -140,3 +140,42 @@ def marker_albedo(board: Board, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarra
         printed[on_paper] = True
         colour[on_paper] = np.where(black[:, None], ink, paper)
     return printed, colour
+
+
+#: a turned wooden ball's grain: ring width (mm), the pith's distance from the ball's
+#: centre (mm), and how dark the latewood is against the ball's colour
+BALL_RING_MM = (2.0, 5.0)
+BALL_PITH_MM = (20.0, 90.0)
+LATEWOOD = (0.62, 0.55, 0.48)
+
+
+def ball_grain(rel: np.ndarray, seed: tuple[int, ...], strength: float, footprint_mm: float) -> np.ndarray:
+    """How much darker a turned wooden ball is at points ``rel`` (N x 3, mm from its
+    centre), per channel (N x 3, 1 = the ball's colour): growth rings are cylinders round
+    the log's pith, which lies outside the ball, so its surface shows bands and ellipses,
+    with fine fibres along the grain. ``seed`` chooses the log and how the ball was cut
+    from it; ``strength`` scales the contrast (1 = the plate's); rings finer than the
+    pixel ``footprint_mm`` fade to their mean, as a lens would blur them."""
+    g = np.random.default_rng(seed)
+    axis = g.standard_normal(3)
+    axis /= np.linalg.norm(axis)
+    side = np.cross(axis, g.standard_normal(3))
+    side /= np.linalg.norm(side)
+    across = np.cross(axis, side)
+    pith = side * g.uniform(*BALL_PITH_MM)
+    period = g.uniform(*BALL_RING_MM)
+    q = rel.astype(np.float64) - pith
+    along = q @ axis
+    radius = np.linalg.norm(q - along[:, None] * axis, axis=1)
+    phase = g.uniform(0, 2 * np.pi, 3)
+    wander = 0.5 * np.sin(along / 9.0 + phase[0]) + 0.3 * np.sin(along / 3.7 + phase[1])
+    rings = (0.5 + 0.5 * np.sin(2 * np.pi * (radius + wander) / period)) ** 4
+    fibre_period = 0.6
+    fibres = np.sin(2 * np.pi * (q @ across) / fibre_period + 3.0 * np.sin(along / 2.3 + phase[2]))
+    sigma = 0.5 * footprint_mm
+    mean = 35.0 / 128.0  # of (0.5 + 0.5 sin)^4 over a period
+    rings = mean + (rings - mean) * math.exp(-2 * (np.pi * sigma / period) ** 2)
+    fibres = fibres * math.exp(-2 * (np.pi * sigma / fibre_period) ** 2)
+    mix = np.clip(strength * (0.45 * rings + 0.04 * fibres), 0.0, 1.0)[:, None]
+    dark = np.asarray(LATEWOOD)
+    return ((1 - mix) + dark * mix) * (1.0 + 0.04 * strength * fibres)[:, None]
