@@ -29,6 +29,9 @@ legal Sparks position does; of its seeds only the Sparks frames are counted.
 The grain row renders the Pylos frames of the first seeds with the grain of the wood on
 its balls (``render(ball_grain=...)``), as turned wooden balls show it and the other rows'
 balls do not; of its seeds only the Pylos frames are counted.
+The motion rows render the first seeds with a hand over the board in every frame, moving
+10-60 mm while the shutter is open (``render(hand_travel=...)``): motion blur, as a video
+of a player reaching in shows.
 Frames are spread over the machine's cores.
 """
 
@@ -62,6 +65,8 @@ MID_MOVE = {"pyramid-4": 1000}
 MID_MOVE_FIRST = 5_000_000
 #: board -> seeds of its set whose Pylos frames are rendered with grain on the wooden balls
 GRAIN = {"pyramid-4": 1000}
+#: board -> seeds of its set rendered with a hand in every frame, blurred by its motion
+MOTION = {"pyramid-4": 300, "grid-9": 300}
 HANDS = 0.35
 _recognizers: dict = {}
 
@@ -90,7 +95,7 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     how = {"webcam": " through a webcam", "far-colour": " with far colours",
            "soft-light": " under a soft light", "cast-drift": " with a drifting white balance",
            "shadow": " half in a soft shadow", "mid-move": " mid-move",
-           "grain": " with grain on its balls"}.get(kind, "")
+           "grain": " with grain on its balls", "motion": " with a moving hand"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -106,6 +111,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan += [(b, SETS[b][0], frames, kind) for b, frames in ROOM.items() for kind in ROOM_LOOKS]
     plan += [(b, MID_MOVE_FIRST, frames, "mid-move") for b, frames in MID_MOVE.items()]
     plan += [(b, SETS[b][0], frames, "grain") for b, frames in GRAIN.items()]
+    plan += [(b, SETS[b][0], frames, "motion") for b, frames in MOTION.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:
             count = 40 if quick else frames

@@ -207,13 +207,14 @@ def test_the_overshoot_is_the_wood_pushed_away_from_the_tile():
 def test_a_frame_in_each_look_is_the_benchmarks():
     """``frame_in_look`` renders the random sets' frames as the benchmark reads them: one
     position in every look; the seed's own camera, put through its webcam, lit by a soft
-    light or its wooden balls grained; far colours drawn in place of the usual ones."""
+    light, its wooden balls grained or a moving hand over it; far colours drawn in place
+    of the usual ones."""
     shots = {look: frame_in_look(PYRAMID, 2600005, look) for look in LOOKS}
     plain, image = shots["plain"]
     assert image is plain.frame.image
     assert all(sc.cells == plain.cells and sc.game == plain.game for sc, _ in shots.values())
     corners = np.array([m.centre + (0.0,) for m in PYRAMID.markers])
-    for look in ("webcam", "soft-light", "cast-drift", "shadow", "grain"):
+    for look in ("webcam", "soft-light", "cast-drift", "shadow", "grain", "motion"):
         sc, shot = shots[look]
         assert np.array_equal(sc.frame.camera.project(corners), plain.frame.camera.project(corners))
         assert shot.shape == image.shape
@@ -223,6 +224,8 @@ def test_a_frame_in_each_look_is_the_benchmarks():
         else:
             assert np.abs(shot.astype(int) - image.astype(int)).mean() > 0.5, look
     assert shots["far-colour"][0].seen_board.colours != plain.seen_board.colours
+    assert len(shots["motion"][0].settings["hands"]) == 1 and "hand_travel" not in plain.settings
+    assert 10 <= np.linalg.norm(shots["motion"][0].settings["hand_travel"]) <= 60
     with pytest.raises(ValueError, match="no look 'sunny'"):
         frame_in_look(PYRAMID, 2600005, "sunny")
 

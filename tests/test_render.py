@@ -16,6 +16,7 @@ from vision.geometry import load_board
 from vision.render import (Camera, Hand, Lighting, Stage, random_camera, random_hand, random_lighting, render,
                            sees_board)
 from vision.render_camera import RESOLUTIONS, plate_points
+from vision.render_hand import hand_motion
 from vision.render_webcam import Webcam
 
 PYRAMID = load_board("pyramid-4")
@@ -271,6 +272,42 @@ def test_a_hand_covers_what_its_mask_says_and_the_truth_names_the_covered_positi
 
 def _parts(hand: Hand):
     return hand.capsules, hand.ellipsoids
+
+
+def test_a_hand_moving_while_the_shutter_is_open_is_blurred_along_its_travel():
+    cam = overhead(450, 60)
+    green = Hand((40, 200, 60), *_parts(random_hand(PYRAMID, random.Random(3), over=(0, -60), height_mm=(60, 60))))
+    cells = checker(BASE)
+    still = render(PYRAMID, cells, cam, hands=[green])
+    travel = (40.0, 0.0, 0.0)
+    moving = render(PYRAMID, cells, cam, hands=[green], hand_travel=travel)
+    # the mask is every pixel the hand crossed: the still hand's and those 20 mm either side
+    assert (still.hand_mask <= moving.hand_mask).all()
+    assert moving.hand_mask.sum() > 1.1 * still.hand_mask.sum()
+    for shift in (-20.0, 20.0):
+        assert (render(PYRAMID, cells, cam, hands=[green.moved((shift, 0, 0))]).hand_mask <= moving.hand_mask).all()
+    # the truth is the middle instant's, where the hand is
+    assert {n: t.covered for n, t in moving.truth.items()} == {n: t.covered for n, t in still.truth.items()}
+    # where the hand was for part of the exposure only, the board shows through it
+    b, g, r = (moving.image[..., k].astype(int) for k in range(3))
+    green_now = (g > r + 30) & (g > b + 30)
+    partly = moving.hand_mask & ~green_now
+    assert partly.sum() > 0.1 * moving.hand_mask.sum()
+    sb, sg, sr = (still.image[..., k].astype(int) for k in range(3))
+    assert ((sg > sr + 30) & (sg > sb + 30))[still.hand_mask].mean() > 0.97
+    # a frame with no hand is the same with or without a travel
+    assert np.array_equal(render(PYRAMID, cells, cam, hand_travel=travel).image, render(PYRAMID, cells, cam).image)
+    with pytest.raises(ValueError, match="hand_travel"):
+        render(PYRAMID, cells, cam, hands=[green], hand_travel=(1.0, 2.0))
+
+
+def test_random_hand_motion_is_a_plausible_travel_during_one_exposure():
+    rng = random.Random(4)
+    for _ in range(200):
+        x, y, z = hand_motion(rng)
+        length = math.sqrt(x * x + y * y + z * z)
+        assert 10 - 1e-9 <= length <= 60 + 1e-9
+        assert abs(z) <= math.hypot(x, y) / 3 + 1e-9
 
 
 def test_random_hands_hover_at_the_asked_height_and_reach_in_from_beyond_the_plate():

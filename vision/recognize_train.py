@@ -32,6 +32,7 @@ from .recognize_model import Ensemble, train
 from .recognize_pyramid import Geometry, Layout
 from .recognize_thresholds import Thresholds
 from .render import Camera, Lighting, random_camera, random_hand, random_lighting, render
+from .render_hand import hand_motion
 from .render_light import soft_lighting
 from .render_room import RoomLight
 from .render_webcam import Webcam
@@ -44,8 +45,8 @@ MIN_SAMPLES = Thresholds().min_samples
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
 #: with a white balance drifting across the frame, with a large soft shadow over part of it,
-#: with the wood's grain on the wooden balls
-LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain")
+#: with the wood's grain on the wooden balls, with a hand in every frame blurred by its motion
+LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain", "motion")
 #: the looks that change the rendered frame afterwards, as a room's light would
 ROOM_LOOKS = ("cast-drift", "shadow")
 
@@ -117,12 +118,13 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            lighting: Callable[[Camera, random.Random], Lighting] | None = None,
            vary: Callable[[Board, random.Random], Board] = varied,
            position: Callable[[str, random.Random, int], dict[str, str]] = random_position,
-           grain: bool = False) -> Iterator[Scene]:
+           grain: bool = False, motion: bool = False) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
     random room light when None), ``vary(board, rng)`` the board's colours,
     ``position(game, rng, turns)`` the cells. With ``grain``, wooden balls show their
     grain at 0.7-1.5 times the plate's contrast (chosen by the plank, so the frames are
-    otherwise those without it)."""
+    otherwise those without it). With ``motion``, the hand moves while the shutter is open
+    (:func:`vision.render_hand.hand_motion`)."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = position(game, rng, rng.randint(0, 40))
@@ -136,6 +138,8 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
                         wood_seed=rng.randrange(1000))
         if grain:
             settings["ball_grain"] = 0.7 + settings["wood_seed"] % 9 / 10
+        if motion and hand:
+            settings["hand_travel"] = hand_motion(rng)
         yield Scene(render(**settings, rng=rng), cells, game, shown, settings)
 
 
@@ -149,13 +153,15 @@ def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float 
                   mid_move: bool = False) -> tuple[Scene, np.ndarray]:
     """The random sets' frame ``seed`` in one of ``LOOKS``, exactly as the benchmark reads
     it, so that a misread it lists can be rendered again: the scene and the image. With
-    ``mid_move``, Sparks frames show positions with empty hollows (:func:`mid_move_position`)."""
+    ``mid_move``, Sparks frames show positions with empty hollows (:func:`mid_move_position`).
+    The motion look puts a hand in every frame (the cells and camera are the seed's)."""
     if look not in LOOKS:
         raise ValueError(f"no look {look!r}: the looks are {', '.join(LOOKS)}")
     light = (lambda camera, rng: soft_lighting(rng)) if look == "soft-light" else None
-    sc = next(scenes(board, random.Random(seed), 1, hands=hands, lighting=light,
+    sc = next(scenes(board, random.Random(seed), 1, hands=1.0 if look == "motion" else hands, lighting=light,
                      vary=far_colours if look == "far-colour" else varied,
-                     position=mid_move_position if mid_move else random_position, grain=look == "grain"))
+                     position=mid_move_position if mid_move else random_position, grain=look == "grain",
+                     motion=look == "motion"))
     image = sc.frame.image
     if look == "webcam":
         image = Webcam.random(random.Random(seed)).apply(image)

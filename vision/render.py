@@ -393,11 +393,16 @@ def _camera_effects(radiance: np.ndarray, *, blur: float, noise: float, rng: np.
     return cv2.imdecode(data, cv2.IMREAD_COLOR), jpeg
 
 
+#: instants of an exposure a moving hand is drawn at (odd: the middle one is where it is)
+EXPOSURE_STEPS = 7
+
+
 def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: Lighting = Lighting(),
            hands: Sequence[Hand] = (), rng: random.Random | np.random.Generator | None = None,
            noise: float = 0.0, blur: float = 0.0, jpeg_quality: int | None = None,
            table_colour: RGB = TABLE_COLOUR, supersample: int = 1, wood_seed: int = 0,
-           ball_grain: float = 0.0, stage: Stage | None = None) -> Frame:
+           ball_grain: float = 0.0, hand_travel: Sequence[float] | None = None,
+           stage: Stage | None = None) -> Frame:
     """A camera frame of ``board`` holding ``cells`` (position name to the referee's cell
     code: a ball letter or ``.``; for grids tile colour then controller, ``..`` or ``--``
     for an empty cell; missing positions are empty), seen by ``camera`` under ``lighting``
@@ -409,6 +414,10 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     its square in time); ``wood_seed``: which plank of wood the plate is made of (and
     which logs the wooden balls were turned from); ``ball_grain``: how strongly wooden
     balls show their grain (0, the default, not at all; 1 as strongly as the plate);
+    ``hand_travel``: how far (x, y, z in mm) the hands move while the shutter is open,
+    centred on where they are: motion blur, :data:`EXPOSURE_STEPS` instants averaged in
+    linear light (the hand mask is every pixel a hand crosses; the truth is the middle
+    instant's);
     ``stage``: this board, camera and supersampling's :class:`Stage`, to render several
     frames from one camera faster."""
     if noise < 0 or blur < 0:
@@ -421,16 +430,41 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         raise ValueError("supersample must be at least 1")
     if ball_grain < 0:
         raise ValueError(f"ball_grain must be at least 0, got {ball_grain}")
+    if hand_travel is not None and len(hand_travel) != 3:
+        raise ValueError(f"hand_travel is a movement (x, y, z) in mm, got {hand_travel!r}")
+    if stage is not None and not stage.fits(board, camera, supersample):
+        raise ValueError("the stage was made for another board, camera or supersampling")
     gen = as_generator(rng) if rng is not None else None
+    shade = dict(lighting=lighting, table_colour=table_colour, wood_seed=wood_seed, grain=ball_grain)
+    if hand_travel is None or not hands:
+        radiance, hand, truth = _exposure(board, cells, camera, hands, supersample, stage, shade)
+    else:
+        stage = stage or Stage.of(board, camera, supersample)
+        step = np.asarray(hand_travel, dtype=np.float64)
+        total, hand, truth = None, None, {}
+        for k in range(EXPOSURE_STEPS):
+            shift = step * (k / (EXPOSURE_STEPS - 1) - 0.5)
+            moved = [h.moved(shift) for h in hands]
+            r, m, t = _exposure(board, cells, camera, moved, supersample, stage, shade)
+            total = r if total is None else total + r
+            hand = m if hand is None else hand | m
+            if k == EXPOSURE_STEPS // 2:
+                truth = t
+        radiance = total / EXPOSURE_STEPS
+    image, jpeg = _camera_effects(radiance, blur=blur, noise=noise, rng=gen, jpeg_quality=jpeg_quality)
+    return Frame(image, hand, truth, camera, jpeg)
+
+
+def _exposure(board: Board, cells: Mapping[str, str], camera: Camera, hands: Sequence[Hand], supersample: int,
+              stage: Stage | None, shade: dict) -> tuple[np.ndarray, np.ndarray, dict[str, PositionTruth]]:
+    """One instant's linear radiance (at the camera's size), hand mask and truth."""
     scene = build_scene(board, cells, hands)
     if stage is None:  # the empty board made for this frame alone, drawn on in place
         cam, rays, buf, dent = _empty_board(board, camera, supersample, scene)
-    elif stage.fits(board, camera, supersample):  # shared: drawn on a copy
+    else:  # shared: drawn on a copy
         cam, rays, empty = stage.view, stage.rays, stage.buffers
         buf = _Buffers(empty.t.copy(), empty.n.copy(), empty.id.copy())
         dent = stage.dent.copy()
-    else:
-        raise ValueError("the stage was made for another board, camera or supersampling")
     origin = cam.centre
     first_hand, end = scene.hands
     for i, solid in enumerate(scene.solids[:first_hand - FIRST_SOLID]):
@@ -448,10 +482,9 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         buf.id[hand] = hb.id[hand]
         dent[hand] = -1
     truth = _truth(scene, cam, origin, rays, t_scene, hand, float(supersample ** 2))
-    radiance = _shade(board, scene, cam, origin, rays, buf, dent, lighting, table_colour, wood_seed, ball_grain)
+    radiance = _shade(board, scene, cam, origin, rays, buf, dent, **shade)
     if supersample > 1:
         size = (camera.width, camera.height)
         radiance = cv2.resize(radiance, size, interpolation=cv2.INTER_AREA)
         hand = cv2.resize(hand.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.5
-    image, jpeg = _camera_effects(radiance, blur=blur, noise=noise, rng=gen, jpeg_quality=jpeg_quality)
-    return Frame(image, hand, truth, camera, jpeg)
+    return radiance, hand, truth

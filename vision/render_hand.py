@@ -39,9 +39,13 @@ class Hand:
 
     def raised(self, dz: float) -> Hand:
         """The same hand ``dz`` mm higher."""
-        up = np.array([0.0, 0.0, dz])
-        caps = tuple(Capsule(_v(np.add(c.a, up)), _v(np.add(c.b, up)), c.radius) for c in self.capsules)
-        ells = tuple(replace(e, centre=_v(np.add(e.centre, up))) for e in self.ellipsoids)
+        return self.moved((0.0, 0.0, dz))
+
+    def moved(self, by: Sequence[float]) -> Hand:
+        """The same hand moved by ``by`` (x, y, z in mm)."""
+        d = np.asarray(by, dtype=np.float64)
+        caps = tuple(Capsule(_v(np.add(c.a, d)), _v(np.add(c.b, d)), c.radius) for c in self.capsules)
+        ells = tuple(replace(e, centre=_v(np.add(e.centre, d))) for e in self.ellipsoids)
         return Hand(self.colour, caps, ells)
 
 
@@ -98,3 +102,20 @@ def random_hand(board: Board, rng: random.Random | np.random.Generator, *,
         colour = tuple(int(round(a[i] + (b[i] - a[i]) * f)) for i in range(3))  # type: ignore[assignment]
     hand = Hand(colour, (*fingers, thumb, arm), (palm,))  # type: ignore[arg-type]
     return hand.raised(g.uniform(*height_mm) - hand.lowest)
+
+
+#: how far a moving hand travels while the shutter is open (mm): 0.3-1.8 m/s through a
+#: 1/30 s exposure, as a hand placing or taking a piece moves
+TRAVEL_MM = (10.0, 60.0)
+
+
+def hand_motion(rng: random.Random | np.random.Generator) -> tuple[float, float, float]:
+    """A random hand's travel during one exposure (x, y, z in mm), for
+    ``render(hand_travel=...)``: mostly across the board, up to a third of it up or down."""
+    g = as_generator(rng)
+    length = g.uniform(*TRAVEL_MM)
+    angle = g.uniform(0, 2 * math.pi)
+    rise = g.uniform(-1 / 3, 1 / 3)
+    d = np.array([math.cos(angle), math.sin(angle), rise])
+    d *= length / np.linalg.norm(d)
+    return (float(d[0]), float(d[1]), float(d[2]))
