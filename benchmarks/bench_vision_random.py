@@ -67,6 +67,9 @@ MID_MOVE_FIRST = 5_000_000
 GRAIN = {"pyramid-4": 1000}
 #: board -> seeds of its set rendered with a hand in every frame, blurred by its motion
 MOTION = {"pyramid-4": 300, "grid-9": 300}
+#: rows that count one game's frames only: mid-move Sparks positions; grain on wooden
+#: balls, which Sparks' lacquered ones do not show
+ONE_GAME = {"mid-move": "sparks", "grain": "pylos"}
 HANDS = 0.35
 _recognizers: dict = {}
 
@@ -76,10 +79,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     cv2.setNumThreads(1)
     board = load_board(board_name)
     mid_move = kind == "mid-move"
-    if mid_move and seed_game(board, seed) != "sparks":
-        return Counter(), []  # not rendered: the row counts Sparks frames only
-    if kind == "grain" and seed_game(board, seed) != "pylos":
-        return Counter(), []  # Sparks balls are lacquered: the row counts Pylos frames only
+    if kind in ONE_GAME and seed_game(board, seed) != ONE_GAME[kind]:
+        return Counter(), []  # not rendered: the row counts one game's frames only
     sc, image = frame_in_look(board, seed, "plain" if kind in ("random", "mid-move") else kind, hands=HANDS,
                               mid_move=mid_move)
     key = (board_name, sc.game)

@@ -489,11 +489,15 @@ def test_wooden_balls_show_their_grain_when_asked_and_nothing_else_changes():
     grained = render(PYRAMID, cells, cam, ball_grain=1.0)
     diff = np.abs(grained.image.astype(int) - plain.image.astype(int)).sum(axis=2)
     r_px = 15.0 * cam.fx / 289.0  # a base ball's radius in pixels, seen from 289 mm
+    yy, xx = np.mgrid[:720, :1280]
+
+    def disc_of(name: str, radii: float) -> np.ndarray:
+        u, v = cam.project([PYRAMID.position(name).centre])[0]
+        return (xx - u) ** 2 + (yy - v) ** 2 < (radii * r_px) ** 2
+
     changed = {}
     for name in cells:
-        u, v = cam.project([PYRAMID.position(name).centre])[0]
-        yy, xx = np.mgrid[:720, :1280]
-        disc = (xx - u) ** 2 + (yy - v) ** 2 < (0.7 * r_px) ** 2
+        disc = disc_of(name, 0.7)
         changed[name] = float(diff[disc].mean())
         if cells[name] in "LD":  # the grain darkens the wood on average a little, no more
             ratio = grained.image[disc].mean() / plain.image[disc].mean()
@@ -501,11 +505,7 @@ def test_wooden_balls_show_their_grain_when_asked_and_nothing_else_changes():
     assert changed["1a1"] > 8 and changed["1a2"] > 1  # light wood shows its rings, stained less
     assert changed["1a1"] > 2 * changed["1a2"]
     assert changed["1b1"] == 0 and changed["1b2"] == 0  # Sparks balls are lacquered, not wood
-    balls = np.zeros((720, 1280), bool)
-    for name in cells:
-        u, v = cam.project([PYRAMID.position(name).centre])[0]
-        yy, xx = np.mgrid[:720, :1280]
-        balls |= (xx - u) ** 2 + (yy - v) ** 2 < (1.1 * r_px) ** 2
+    balls = np.logical_or.reduce([disc_of(name, 1.1) for name in cells])
     assert diff[~balls].max() == 0  # the plate, the hollows and the table are as they were
     with pytest.raises(ValueError, match="ball_grain"):
         render(PYRAMID, cells, cam, ball_grain=-0.5)

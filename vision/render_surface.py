@@ -23,6 +23,10 @@ PAPER: RGB = (243, 243, 238)
 INK: RGB = (22, 22, 24)
 #: millimetres per texel of the wood texture
 WOOD_TEXEL = 0.5
+#: the wood's latewood (the dark part of a growth ring) against its colour, per channel,
+#: and how much of a ring's middle it darkens, on the plate and on turned balls alike
+LATEWOOD = (0.62, 0.55, 0.48)
+RING_DEPTH = 0.45
 _LUT_SIZE = 1 << 14
 
 
@@ -77,8 +81,8 @@ def _wood(plate: tuple[float, float], colour: RGB, seed: int, footprint_mm: floa
     fibres = _noise(g, (ny // 2, max(2, nx // 60)), (ny, nx))
     blotch = _noise(g, (4, 4), (ny, nx))
     base = to_linear(colour)
-    dark = base * np.array([0.62, 0.55, 0.48], dtype=np.float32)
-    mix = np.clip(0.45 * rings + 0.08 * fibres, 0.0, 1.0)[..., None]
+    dark = base * np.array(LATEWOOD, dtype=np.float32)
+    mix = np.clip(RING_DEPTH * rings + 0.08 * fibres, 0.0, 1.0)[..., None]
     tex = (base * (1 - mix) + dark * mix) * (1.0 + 0.05 * fibres + 0.05 * blotch)[..., None]
     if footprint_mm > WOOD_TEXEL:
         tex = cv2.GaussianBlur(tex, (0, 0), 0.5 * footprint_mm / WOOD_TEXEL)
@@ -142,11 +146,10 @@ def marker_albedo(board: Board, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarra
     return printed, colour
 
 
-#: a turned wooden ball's grain: ring width (mm), the pith's distance from the ball's
-#: centre (mm), and how dark the latewood is against the ball's colour
+#: a turned wooden ball's grain: ring width (mm) and the pith's distance from the ball's
+#: centre (mm); its latewood is the plate's (:data:`LATEWOOD`)
 BALL_RING_MM = (2.0, 5.0)
 BALL_PITH_MM = (20.0, 90.0)
-LATEWOOD = (0.62, 0.55, 0.48)
 
 
 def ball_grain(rel: np.ndarray, seed: tuple[int, ...], strength: float, footprint_mm: float) -> np.ndarray:
@@ -176,6 +179,6 @@ def ball_grain(rel: np.ndarray, seed: tuple[int, ...], strength: float, footprin
     mean = 35.0 / 128.0  # of (0.5 + 0.5 sin)^4 over a period
     rings = mean + (rings - mean) * math.exp(-2 * (np.pi * sigma / period) ** 2)
     fibres = fibres * math.exp(-2 * (np.pi * sigma / fibre_period) ** 2)
-    mix = np.clip(strength * (0.45 * rings + 0.04 * fibres), 0.0, 1.0)[:, None]
+    mix = np.clip(strength * (RING_DEPTH * rings + 0.04 * fibres), 0.0, 1.0)[:, None]
     dark = np.asarray(LATEWOOD)
     return ((1 - mix) + dark * mix) * (1.0 + 0.04 * strength * fibres)[:, None]
