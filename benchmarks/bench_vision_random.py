@@ -32,6 +32,10 @@ balls do not; of its seeds only the Pylos frames are counted.
 The motion rows render the first seeds with a hand over the board in every frame, moving
 10-60 mm while the shutter is open (``render(hand_travel=...)``): motion blur, as a video
 of a player reaching in shows.
+The placed row renders the grid's first seeds with every tile and control plate off true,
+as a hand puts them down (``render(placed=...)``, ``vision.render_scene.hand_placed``:
+up to 1.2 mm along each axis and 5 degrees), where the other rows' pieces are squared with
+their cells.
 Frames are spread over the machine's cores.
 """
 
@@ -67,6 +71,8 @@ MID_MOVE_FIRST = 5_000_000
 GRAIN = {"pyramid-4": 1000}
 #: board -> seeds of its set rendered with a hand in every frame, blurred by its motion
 MOTION = {"pyramid-4": 300, "grid-9": 300}
+#: board -> seeds of its set rendered with its pieces put down off true, by hand
+PLACED = {"grid-9": 500}
 #: rows that count one game's frames only: mid-move Sparks positions; grain on wooden
 #: balls, which Sparks' lacquered ones do not show
 ONE_GAME = {"mid-move": "sparks", "grain": "pylos"}
@@ -96,7 +102,8 @@ def _frame(job: tuple[str, int, str]) -> tuple[Counter, list[str]]:
     how = {"webcam": " through a webcam", "far-colour": " with far colours",
            "soft-light": " under a soft light", "cast-drift": " with a drifting white balance",
            "shadow": " half in a soft shadow", "mid-move": " mid-move",
-           "grain": " with grain on its balls", "motion": " with a moving hand"}.get(kind, "")
+           "grain": " with grain on its balls", "motion": " with a moving hand",
+           "placed": " with its pieces off true"}.get(kind, "")
     notes = [f"{board_name} seed {seed}{how} ({sc.game}) {n}: read {result.observation.cells[n]}, "
              f"truth {sc.cells.get(n, '.' * len(result.observation.cells[n]))}: {result.details.get(n, '')}"
              for n in wrong]
@@ -113,6 +120,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
     plan += [(b, MID_MOVE_FIRST, frames, "mid-move") for b, frames in MID_MOVE.items()]
     plan += [(b, SETS[b][0], frames, "grain") for b, frames in GRAIN.items()]
     plan += [(b, SETS[b][0], frames, "motion") for b, frames in MOTION.items()]
+    plan += [(b, SETS[b][0], frames, "placed") for b, frames in PLACED.items()]
     with multiprocessing.Pool(os.cpu_count() or 1) as pool:
         for board_name, first, frames, kind in plan:
             count = 40 if quick else frames

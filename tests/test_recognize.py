@@ -229,6 +229,21 @@ def test_a_frame_in_each_look_is_the_benchmarks():
     assert 10 <= np.linalg.norm(shots["motion"][0].settings["hand_travel"]) <= 60
     with pytest.raises(ValueError, match="no look 'sunny'"):
         frame_in_look(PYRAMID, 2600005, "sunny")
+    # a pyramid has no pieces put down by hand: its placed look is its plain frame
+    assert np.array_equal(shots["placed"][1], image) and "placed" not in shots["placed"][0].settings
+
+
+def test_the_placed_look_puts_a_grids_pieces_down_off_true_and_changes_nothing_else():
+    plain, image = frame_in_look(GRID, 1100003, "plain")
+    placed, shot = frame_in_look(GRID, 1100003, "placed")
+    assert placed.cells == plain.cells
+    corners = np.array([m.centre + (0.0,) for m in GRID.markers])
+    assert np.array_equal(placed.frame.camera.project(corners), plain.frame.camera.project(corners))
+    where = placed.settings["placed"]
+    assert set(where) == {p.name for p in GRID.positions} and "placed" not in plain.settings
+    assert any(w.tile[2] != 0 for w in where.values())
+    diff = np.abs(shot.astype(int) - image.astype(int)).max(axis=2) > 2
+    assert 0.005 < diff.mean() < 0.5  # the pieces' edges moved; the table, the markers and the noise did not
 
 
 def test_mid_move_frames_show_sparks_balls_on_empty_hollows():

@@ -17,6 +17,7 @@ from vision.render import (Camera, Hand, Lighting, Stage, random_camera, random_
                            sees_board)
 from vision.render_camera import RESOLUTIONS, plate_points
 from vision.render_hand import hand_motion
+from vision.render_scene import PLACED_SHIFT, PLACED_TURN, Placed, build_scene, hand_placed
 from vision.render_webcam import Webcam
 
 PYRAMID = load_board("pyramid-4")
@@ -236,6 +237,55 @@ def test_grid_cells_show_their_tile_and_controller_plate():
     plain = at("f6")
     assert plain[0] > plain[2] + 25
     assert all(frame.truth[n].in_view and frame.truth[n].area > 50 for n in cells)
+
+
+def test_pieces_put_down_by_hand_lie_shifted_and_turned_where_placed_says():
+    cam = overhead(600, 55)
+    cells = {"e5": "Rb", "f5": "G.", "d5": "Bw"}
+    true = render(GRID, cells, cam)
+    placed = {"e5": Placed(control=(2.0, 0.0, 0.0)), "f5": Placed(tile=(0.0, 0.0, 20.0))}
+    frame = render(GRID, cells, cam, placed=placed)
+
+    def at(f, name, dx, dy=0.0, z=2.0):
+        x, y, _ = GRID.position(name).centre
+        return pixel(f, (x + dx, y + dy, z))[::-1]  # RGB
+
+    # the black plate moved 2 mm towards +x, its tile with it: wood shows on its left, the
+    # plate's rim beyond its old right edge
+    assert at(true, "e5", -11.0).max() < 90 and at(frame, "e5", -11.0)[0] > at(frame, "e5", -11.0)[2] + 25
+    assert at(true, "e5", 12.5, z=0)[0] > 100 and at(frame, "e5", 12.5).max() < 90
+    r, g, b = at(frame, "e5", 1.5, z=5)
+    assert r > 2 * g and r > 2 * b
+    # a green tile on bare wood turned 20 degrees: a point beyond its straight edge is on it
+    # now, and one inside its old corner is wood
+    wood = at(true, "f5", 9.5, -2.0, z=0)
+    assert wood[0] > wood[2] + 25
+    g_here = at(frame, "f5", 9.5, -2.0, z=3)
+    assert g_here[1] > 1.5 * g_here[0]
+    corner = at(frame, "f5", 8.5, 8.5, z=0)
+    assert corner[0] > corner[2] + 25  # wood
+    # a cell placed true is as it was, and the truth follows the turned tile
+    untouched = np.abs(frame.image.astype(int) - true.image.astype(int)).sum(axis=2)
+    x, y, _ = GRID.position("d5").centre
+    u, v = cam.project([(x - 5, y, 0)])[0]
+    assert untouched[int(v) - 3:int(v) + 4, int(u) - 3:int(u) + 4].max() == 0
+    proxy = dict(build_scene(GRID, cells, placed=placed).proxies)["f5"]
+    assert proxy.turn == 20.0  # the truth measures the tile's top as it lies
+    assert frame.truth["f5"].area == pytest.approx(true.truth["f5"].area, rel=0.12)  # pixels on its edge
+    # all true is the frame rendered without placements, byte for byte
+    level = render(GRID, cells, cam, placed={n: Placed() for n in cells})
+    assert np.array_equal(level.image, true.image)
+
+
+def test_hand_placed_draws_every_cell_within_its_limits_and_repeats_with_its_seed():
+    placed = hand_placed(GRID, random.Random(5))
+    assert set(placed) == {p.name for p in GRID.positions}
+    for where in placed.values():
+        for dx, dy, turn in (where.control, where.tile):
+            assert abs(dx) <= PLACED_SHIFT and abs(dy) <= PLACED_SHIFT and abs(turn) <= PLACED_TURN
+    turns = [w.tile[2] for w in placed.values()]
+    assert max(turns) > PLACED_TURN / 2 and min(turns) < -PLACED_TURN / 2
+    assert hand_placed(GRID, random.Random(5)) == placed != hand_placed(GRID, random.Random(6))
 
 
 # --- hands -------------------------------------------------------------------------------

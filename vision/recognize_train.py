@@ -35,6 +35,7 @@ from .render import Camera, Lighting, random_camera, random_hand, random_lightin
 from .render_hand import hand_motion
 from .render_light import soft_lighting
 from .render_room import RoomLight
+from .render_scene import hand_placed
 from .render_webcam import Webcam
 
 #: tables the training frames stand on (sRGB): grey-blue, dark grey, green felt, navy, slate
@@ -46,7 +47,7 @@ MIN_SAMPLES = Thresholds().min_samples
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
 #: with a white balance drifting across the frame, with a large soft shadow over part of it,
 #: with the wood's grain on the wooden balls, with a hand in every frame blurred by its motion
-LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain", "motion")
+LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain", "motion", "placed")
 #: the looks that change the rendered frame afterwards, as a room's light would
 ROOM_LOOKS = ("cast-drift", "shadow")
 
@@ -118,13 +119,15 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
            lighting: Callable[[Camera, random.Random], Lighting] | None = None,
            vary: Callable[[Board, random.Random], Board] = varied,
            position: Callable[[str, random.Random, int], dict[str, str]] = random_position,
-           grain: bool = False, motion: bool = False) -> Iterator[Scene]:
+           grain: bool = False, motion: bool = False, placed: bool = False) -> Iterator[Scene]:
     """Random frames of random positions; ``lighting(camera, rng)`` chooses the light (a
     random room light when None), ``vary(board, rng)`` the board's colours,
     ``position(game, rng, turns)`` the cells. With ``grain``, wooden balls show their
     grain at 0.7-1.5 times the plate's contrast (chosen by the plank, so the frames are
     otherwise those without it). With ``motion``, the hand moves while the shutter is open
-    (:func:`vision.render_hand.hand_motion`)."""
+    (:func:`vision.render_hand.hand_motion`). With ``placed``, a grid's tiles and control
+    plates lie as a hand puts them down (:func:`vision.render_scene.hand_placed`, drawn
+    from the frame's own noise level, so the frames are otherwise those without it)."""
     for _ in range(count):
         game = rng.choice(board.games)
         cells = position(game, rng, rng.randint(0, 40))
@@ -140,6 +143,8 @@ def scenes(board: Board, rng: random.Random, count: int, *, hands: float = 0.35,
             settings["ball_grain"] = 0.7 + settings["wood_seed"] % 9 / 10
         if motion and hand:
             settings["hand_travel"] = hand_motion(rng)
+        if placed and board.kind == "grid":
+            settings["placed"] = hand_placed(board, random.Random(repr(settings["noise"])))
         yield Scene(render(**settings, rng=rng), cells, game, shown, settings)
 
 
@@ -161,7 +166,7 @@ def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float 
     sc = next(scenes(board, random.Random(seed), 1, hands=1.0 if look == "motion" else hands, lighting=light,
                      vary=far_colours if look == "far-colour" else varied,
                      position=mid_move_position if mid_move else random_position, grain=look == "grain",
-                     motion=look == "motion"))
+                     motion=look == "motion", placed=look == "placed"))
     image = sc.frame.image
     if look == "webcam":
         image = Webcam.random(random.Random(seed)).apply(image)

@@ -27,7 +27,7 @@ from .geometry import Board
 from .render_camera import PLATE_THICKNESS, Camera, as_generator, random_camera, sees_board
 from .render_hand import Hand, random_hand
 from .render_light import Lighting, random_lighting
-from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Scene,
+from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Placed, Scene,
                            Solid, build_scene)
 from .render_shapes import Box, Sphere, dot, plane_axes
 from .render_surface import ball_grain, marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
@@ -402,7 +402,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
            noise: float = 0.0, blur: float = 0.0, jpeg_quality: int | None = None,
            table_colour: RGB = TABLE_COLOUR, supersample: int = 1, wood_seed: int = 0,
            ball_grain: float = 0.0, hand_travel: Sequence[float] | None = None,
-           stage: Stage | None = None) -> Frame:
+           placed: Mapping[str, Placed] | None = None, stage: Stage | None = None) -> Frame:
     """A camera frame of ``board`` holding ``cells`` (position name to the referee's cell
     code: a ball letter or ``.``; for grids tile colour then controller, ``..`` or ``--``
     for an empty cell; missing positions are empty), seen by ``camera`` under ``lighting``
@@ -417,7 +417,8 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     ``hand_travel``: how far (x, y, z in mm) the hands move while the shutter is open,
     centred on where they are: motion blur, :data:`EXPOSURE_STEPS` instants averaged in
     linear light (the hand mask is every pixel a hand crosses; the truth is the middle
-    instant's);
+    instant's); ``placed``: where a grid's tiles and control plates lie in their cells
+    (:func:`vision.render_scene.hand_placed`: off true, as put down by hand; true without it);
     ``stage``: this board, camera and supersampling's :class:`Stage`, to render several
     frames from one camera faster."""
     if noise < 0 or blur < 0:
@@ -437,7 +438,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     gen = as_generator(rng) if rng is not None else None
     shade = dict(lighting=lighting, table_colour=table_colour, wood_seed=wood_seed, grain=ball_grain)
     if hand_travel is None or not hands:
-        radiance, hand, truth = _exposure(board, cells, camera, hands, supersample, stage, shade)
+        radiance, hand, truth = _exposure(board, cells, camera, hands, supersample, stage, shade, placed)
     else:
         stage = stage or Stage.of(board, camera, supersample)
         step = np.asarray(hand_travel, dtype=np.float64)
@@ -445,7 +446,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
         for k in range(EXPOSURE_STEPS):
             shift = step * (k / (EXPOSURE_STEPS - 1) - 0.5)
             moved = [h.moved(shift) for h in hands]
-            r, m, t = _exposure(board, cells, camera, moved, supersample, stage, shade)
+            r, m, t = _exposure(board, cells, camera, moved, supersample, stage, shade, placed)
             total = r if total is None else total + r
             hand = m if hand is None else hand | m
             if k == EXPOSURE_STEPS // 2:
@@ -456,9 +457,10 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
 
 
 def _exposure(board: Board, cells: Mapping[str, str], camera: Camera, hands: Sequence[Hand], supersample: int,
-              stage: Stage | None, shade: dict) -> tuple[np.ndarray, np.ndarray, dict[str, PositionTruth]]:
+              stage: Stage | None, shade: dict,
+              placed: Mapping[str, Placed] | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, PositionTruth]]:
     """One instant's linear radiance (at the camera's size), hand mask and truth."""
-    scene = build_scene(board, cells, hands)
+    scene = build_scene(board, cells, hands, placed)
     if stage is None:  # the empty board made for this frame alone, drawn on in place
         cam, rays, buf, dent = _empty_board(board, camera, supersample, scene)
     else:  # shared: drawn on a copy

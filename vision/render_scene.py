@@ -8,6 +8,7 @@ fixed surfaces (table, plate top, plate sides), then the board's solids, then ha
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
@@ -91,6 +92,34 @@ class Scene:
                 np.array([m.shininess for m in mats], dtype=np.float32))
 
 
+@dataclass(frozen=True, slots=True)
+class Placed:
+    """Where a hand put one cell's pieces down: (x, y, turn) of its control plate, from the
+    cell's centre, and of its tile, from the centre of what it lies on (the plate, or the
+    cell); mm and degrees (counter-clockwise seen from above)."""
+
+    control: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    tile: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+#: how far pieces put down by hand lie from true: up to this shift (mm, along x and y each)
+#: and turn (degrees); a control plate has 1.5 mm to spare on each side of its cell, a tile
+#: 2.5 mm on its plate
+PLACED_SHIFT = 1.2
+PLACED_TURN = 5.0
+
+
+def hand_placed(board: Board, rng: random.Random, shift: float = PLACED_SHIFT,
+                turn: float = PLACED_TURN) -> dict[str, Placed]:
+    """Every cell's pieces as a hand puts them down: each control plate and each tile off
+    by up to ``shift`` along x and y and ``turn`` degrees, drawn uniformly (a real player
+    does not centre a tile on its plate, nor square it with the grid)."""
+    def draw() -> tuple[float, float, float]:
+        return (rng.uniform(-shift, shift), rng.uniform(-shift, shift), rng.uniform(-turn, turn))
+
+    return {p.name: Placed(draw(), draw()) for p in board.positions}
+
+
 def _check_cells(board: Board, cells: Mapping[str, str]) -> None:
     names = {p.name for p in board.positions}
     for name, code in cells.items():
@@ -104,9 +133,11 @@ def _check_cells(board: Board, cells: Mapping[str, str]) -> None:
             raise ValueError(f"{name}: {code!r} is not a Sparklies cell (tile R G B or ., then controller . b w)")
 
 
-def build_scene(board: Board, cells: Mapping[str, str], hands: Sequence[Hand] = ()) -> Scene:
+def build_scene(board: Board, cells: Mapping[str, str], hands: Sequence[Hand] = (),
+                placed: Mapping[str, Placed] | None = None) -> Scene:
     """The solids a board shows with these cells (ValueError on a name or code the board
-    does not have); positions not in ``cells`` are empty."""
+    does not have); positions not in ``cells`` are empty. ``placed``: where the grid's
+    pieces lie, cell by cell (:func:`hand_placed`); true to their cells without it."""
     _check_cells(board, cells)
     colours = board.colours or {}
     solids: list[Solid] = []
@@ -132,16 +163,19 @@ def build_scene(board: Board, cells: Mapping[str, str], hands: Sequence[Hand] = 
         for p in board.positions:
             x, y, _ = p.centre
             code = cells.get(p.name, "..")
-            top = 0.0
+            where = (placed or {}).get(p.name, Placed())
+            top, turn = 0.0, 0.0
             if code != "--" and code[1] != ".":
-                solids.append(Box((x - cs, y - cs, 0.0), (x + cs, y + cs, ct)))
+                x, y, turn = x + where.control[0], y + where.control[1], where.control[2]
+                solids.append(Box((x - cs, y - cs, 0.0), (x + cs, y + cs, ct), turn))
                 materials.append(_material(colours[code[1]], *CONTROL_FINISH))
                 top = ct
             if code != "--" and code[0] != ".":
-                solids.append(Box((x - ts, y - ts, top), (x + ts, y + ts, top + tt)))
+                x, y, turn = x + where.tile[0], y + where.tile[1], turn + where.tile[2]
+                solids.append(Box((x - ts, y - ts, top), (x + ts, y + ts, top + tt), turn))
                 materials.append(_material(colours[code[0]], *TILE_FINISH))
                 top += tt
-            proxies.append((p.name, Box((x - ts, y - ts, top - 0.01), (x + ts, y + ts, top))))
+            proxies.append((p.name, Box((x - ts, y - ts, top - 0.01), (x + ts, y + ts, top), turn)))
     first_hand = FIRST_SOLID + len(solids)
     for hand in hands:
         for part in hand.parts:

@@ -10,6 +10,7 @@ to the screen to test only the rays that can hit it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -71,16 +72,27 @@ class Sphere:
 
 @dataclass(frozen=True, slots=True)
 class Box:
-    """An axis-aligned box from corner ``lo`` to corner ``hi``."""
+    """A box from corner ``lo`` to corner ``hi``, turned by ``turn`` degrees about the
+    vertical through its centre (counter-clockwise seen from above; 0: axis-aligned), as a
+    tile put down by hand lies."""
 
     lo: Vec3
     hi: Vec3
+    turn: float = 0.0
 
     def extent(self) -> tuple[np.ndarray, np.ndarray]:
-        return np.asarray(self.lo, dtype=np.float64), np.asarray(self.hi, dtype=np.float64)
+        lo, hi = np.asarray(self.lo, dtype=np.float64), np.asarray(self.hi, dtype=np.float64)
+        if not self.turn:
+            return lo, hi
+        c, s = math.cos(math.radians(self.turn)), math.sin(math.radians(self.turn))
+        half = (hi - lo) / 2
+        reach = np.array([abs(c) * half[0] + abs(s) * half[1], abs(s) * half[0] + abs(c) * half[1], half[2]])
+        return (lo + hi) / 2 - reach, (lo + hi) / 2 + reach
 
     def hit(self, o: np.ndarray, d: np.ndarray, normals: bool = True) -> tuple[np.ndarray, np.ndarray | None]:
-        lo, hi = self.extent()
+        if self.turn:
+            return self._hit_turned(o, d, normals)
+        lo, hi = np.asarray(self.lo, dtype=np.float64), np.asarray(self.hi, dtype=np.float64)
         safe = np.where(np.abs(d) < 1e-12, 1e-12, d)
         inv = 1.0 / safe
         ta = (lo - o) * inv
@@ -97,6 +109,17 @@ class Box:
         n = np.zeros(tn.shape)
         np.put_along_axis(n, axis[..., None], sign, -1)
         return t, n
+
+    def _hit_turned(self, o: np.ndarray, d: np.ndarray, normals: bool) -> tuple[np.ndarray, np.ndarray | None]:
+        """The rays turned back into the box's own axes, the straight box hit, and the
+        normals turned out again."""
+        c, s = math.cos(math.radians(self.turn)), math.sin(math.radians(self.turn))
+        turn = np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])  # v @ turn turns row vectors back
+        centre = (np.asarray(self.lo, dtype=np.float64) + np.asarray(self.hi, dtype=np.float64)) / 2
+        straight = Box(self.lo, self.hi)
+        t, n = straight.hit((np.asarray(o, dtype=np.float64) - centre) @ turn + centre,
+                            np.asarray(d, dtype=np.float64) @ turn, normals)
+        return t, (None if n is None else n @ turn.T)
 
 
 @dataclass(frozen=True, slots=True)
