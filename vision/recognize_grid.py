@@ -53,6 +53,13 @@ BARE_PX = 1.9
 #: were a median 0.07 and at the 99th percentile 0.46 of a width from where the pose put
 #: them (1.08 times their spread), so at 0.4 the samples stay on the border
 LOOSE = 0.4
+#: a tile put down off true lies over part of its border's ring: where the border is at
+#: least ON_TILE_PX wide, the ring's samples that are a quarter spill or more (the tile's
+#: colour, which do not vote) are left out of the share that must agree, up to ON_TILE_MOST
+#: of those in view. Not on thinner borders: at 2.33 px a white plate blurred with the wood
+#: beyond it and the tile inside passes for bare wood on the samples left (1100452 d4)
+ON_TILE_PX = 3.0
+ON_TILE_MOST = 0.35
 #: the tile's colour, sampled well inside it, is read up to this spread (border widths)
 CELL_LOOSE = 1.0
 TILE_TOLERANCE = 0.3
@@ -370,7 +377,7 @@ def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
 
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
-                 albedo: dict[str, np.ndarray], plate: np.ndarray
+                 albedo: dict[str, np.ndarray], plate: np.ndarray, tiled: np.ndarray | None = None
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
@@ -384,7 +391,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     cell's glare samples are a webcam's sharpening overshoot (:data:`HALO`); another
     clipped sample does not vote. A bare border must be lit like wood on some of it
     (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
-    the samples, where a bare border won but is not lit like wood, and where a bare border
+    the samples (but for the tile's, where ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and where a bare border
     won, the median sum of its samples' spill and light (:data:`BARE_MIXED`; 0 elsewhere)."""
     keys = (".", "w", "b")
     n_cells = len(ring)
@@ -425,7 +432,13 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         (middle, mid_mixed), (lit, _) = percentiles(np.stack([picked_light[won_bare], mixed[won_bare]]), bare, [50, 75])
         unlit[won_bare] = (lit < BARE_LIGHT) | (middle > BARE_BRIGHT)
         summed[won_bare] = mid_mixed
-    return win, votes[np.arange(n_cells), win] / np.maximum(ok.sum(axis=1), 1), unlit, summed
+    counted = ok.sum(axis=1).astype(np.float64)
+    if tiled is not None and tiled.any():
+        # where ``tiled``, the samples mostly of the tile's colour are not the border
+        # (:data:`ON_TILE_PX`)
+        on_tile = ok & tiled[:, None] & (pick(spill) >= 0.25)
+        counted -= np.minimum(on_tile.sum(axis=1), ON_TILE_MOST * counted)
+    return win, votes[np.arange(n_cells), win] / np.maximum(counted, 1), unlit, summed
 
 
 def _greener_than_reds(chroma: np.ndarray, red: np.ndarray, asked: np.ndarray) -> np.ndarray:
@@ -501,7 +514,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
     off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
-    ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate)
+    # a tile of a clear colour, unlike the wood, on a border wide enough to leave its spill out
+    tiled = (share >= SHARE) & (alike >= SAME_AS_WOOD) & (geo.border_px >= ON_TILE_PX)
+    ctrl, cshare, unlit, summed = _controllers(ring, ok_b, tile_median, ref, albedo, plate, tiled)
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, summed, unlit, \
         cshare, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off,
