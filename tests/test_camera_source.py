@@ -367,9 +367,9 @@ def test_a_calibration_file_gives_its_colours_to_the_game_it_was_made_for(tmp_pa
 
 
 def test_positions_that_keep_the_referee_waiting_are_named_once_they_stay_unread(caplog):
-    """A still Sparklies start seen by the demo's grid camera at 800x600, with no hand: 12
-    red tiles' plates stay unread (``R?``: the red spills over their thin borders), and the
-    referee decides nothing while any cell is unknown. After STUCK_AFTER seconds of frames
+    """A still Sparklies start seen by the demo's grid camera at 800x600, with no hand: a
+    red tile's plate stays unread (``R?``: the red spills over its border; i3, and 12 of
+    them before ``ON_TILE_PX``), and the referee decides nothing while any cell is unknown. After STUCK_AFTER seconds of frames
     the log names them, once; before, it says nothing."""
     from host.demo import examples
     from host.sim_vision import Cameras
@@ -389,7 +389,8 @@ def test_positions_that_keep_the_referee_waiting_are_named_once_they_stay_unread
     assert len(said) == 1 and said[0].levelno == logging.WARNING
     message = said[0].getMessage()
     assert message.startswith(f"camera: {' '.join(unread)} not read for 20 s with no arm in view (t=20.0)")
-    assert "the referee decides nothing until it can read them" in message and "camera-setup.md" in message
+    them = "them" if len(unread) > 1 else "it"
+    assert f"the referee decides nothing until it can read {them}" in message and "camera-setup.md" in message
 
 
 def test_the_stuck_log_ignores_frames_with_an_arm_and_says_when_positions_are_read_again(caplog):

@@ -390,9 +390,11 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     it (a clipped white loses its blue and would pass for wood; :data:`GLARE`), unless the
     cell's glare samples are a webcam's sharpening overshoot (:data:`HALO`); another
     clipped sample does not vote. A bare border must be lit like wood on some of it
-    (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the winner (index into ``. w b``), its share of
-    the samples (but for the tile's, where ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and where a bare border
-    won, the median sum of its samples' spill and light (:data:`BARE_MIXED`; 0 elsewhere)."""
+    (:data:`BARE_LIGHT`) and no brighter than its wood (:data:`BARE_BRIGHT`). Returns the
+    winner (index into ``. w b``), its share of the samples (but for the tile's, where
+    ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and
+    where a bare border won, the median sum of its samples' spill and light
+    (:data:`BARE_MIXED`; 0 elsewhere)."""
     keys = (".", "w", "b")
     n_cells = len(ring)
     err, alpha, light, norm_ring = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])

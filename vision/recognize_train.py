@@ -46,7 +46,8 @@ MIN_SAMPLES = Thresholds().min_samples
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
 #: with a white balance drifting across the frame, with a large soft shadow over part of it,
-#: with the wood's grain on the wooden balls, with a hand in every frame blurred by its motion
+#: with the wood's grain on the wooden balls, with a hand in every frame blurred by its motion,
+#: with a grid's pieces put down off true (a pyramid's frames are then its plain ones)
 LOOKS = ("plain", "webcam", "far-colour", "soft-light", "cast-drift", "shadow", "grain", "motion", "placed")
 #: the looks that change the rendered frame afterwards, as a room's light would
 ROOM_LOOKS = ("cast-drift", "shadow")
