@@ -83,6 +83,9 @@ class _Buffers:
     def empty(cls, h: int, w: int) -> _Buffers:
         return cls(np.full((h, w), np.inf), np.zeros((h, w, 3)), np.zeros((h, w), dtype=np.int32))
 
+    def copy(self) -> _Buffers:
+        return _Buffers(self.t.copy(), self.n.copy(), self.id.copy())
+
 
 def _screen_box(cam: Camera, lo: np.ndarray, hi: np.ndarray, pad: int = 2) -> tuple[slice, slice] | None:
     """The image rows and columns a world box can cover (all of them when part of the box
@@ -438,39 +441,55 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     gen = as_generator(rng) if rng is not None else None
     shade = dict(lighting=lighting, table_colour=table_colour, wood_seed=wood_seed, grain=ball_grain)
     if hand_travel is None or not hands:
-        radiance, hand, truth = _exposure(board, cells, camera, hands, supersample, stage, shade, placed)
+        scene = build_scene(board, cells, hands, placed)
+        drawn = _drawn_board(board, scene, camera, supersample, stage)
+        radiance, hand, truth = _exposure(board, scene, camera, supersample, drawn, shade)
     else:
+        # the board's pieces stand still: drawn once, each instant draws its hands on a copy
         stage = stage or Stage.of(board, camera, supersample)
+        cam, rays, still, still_dent = _drawn_board(board, build_scene(board, cells, (), placed), camera,
+                                                    supersample, stage)
         step = np.asarray(hand_travel, dtype=np.float64)
         total, hand, truth = None, None, {}
         for k in range(EXPOSURE_STEPS):
             shift = step * (k / (EXPOSURE_STEPS - 1) - 0.5)
-            moved = [h.moved(shift) for h in hands]
-            r, m, t = _exposure(board, cells, camera, moved, supersample, stage, shade, placed)
+            scene = build_scene(board, cells, [h.moved(shift) for h in hands], placed)
+            middle = k == EXPOSURE_STEPS // 2
+            r, m, t = _exposure(board, scene, camera, supersample, (cam, rays, still.copy(), still_dent.copy()),
+                                shade, truth=middle)
             total = r if total is None else total + r
             hand = m if hand is None else hand | m
-            if k == EXPOSURE_STEPS // 2:
+            if middle:
                 truth = t
         radiance = total / EXPOSURE_STEPS
     image, jpeg = _camera_effects(radiance, blur=blur, noise=noise, rng=gen, jpeg_quality=jpeg_quality)
     return Frame(image, hand, truth, camera, jpeg)
 
 
-def _exposure(board: Board, cells: Mapping[str, str], camera: Camera, hands: Sequence[Hand], supersample: int,
-              stage: Stage | None, shade: dict,
-              placed: Mapping[str, Placed] | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, PositionTruth]]:
-    """One instant's linear radiance (at the camera's size), hand mask and truth."""
-    scene = build_scene(board, cells, hands, placed)
-    if stage is None:  # the empty board made for this frame alone, drawn on in place
+def _drawn_board(board: Board, scene: Scene, camera: Camera, supersample: int, stage: Stage | None
+                 ) -> tuple[Camera, np.ndarray, _Buffers, np.ndarray]:
+    """The camera the rays are cast from, its rays, and the buffers and hollow map of the
+    board with ``scene``'s pieces drawn (not its hands): on a copy of ``stage``'s empty board,
+    or on one made for this frame alone."""
+    if stage is None:
         cam, rays, buf, dent = _empty_board(board, camera, supersample, scene)
-    else:  # shared: drawn on a copy
-        cam, rays, empty = stage.view, stage.rays, stage.buffers
-        buf = _Buffers(empty.t.copy(), empty.n.copy(), empty.id.copy())
-        dent = stage.dent.copy()
+    else:
+        cam, rays, buf, dent = stage.view, stage.rays, stage.buffers.copy(), stage.dent.copy()
+    origin = cam.centre
+    for i, solid in enumerate(scene.solids[:scene.hands[0] - FIRST_SOLID]):
+        _draw(cam, origin, rays, buf, solid, FIRST_SOLID + i)
+    return cam, rays, buf, dent
+
+
+def _exposure(board: Board, scene: Scene, camera: Camera, supersample: int,
+              drawn: tuple[Camera, np.ndarray, _Buffers, np.ndarray], shade: dict, truth: bool = True
+              ) -> tuple[np.ndarray, np.ndarray, dict[str, PositionTruth]]:
+    """One instant's linear radiance (at the camera's size), hand mask and truth (empty
+    unless ``truth``): ``scene``'s hands drawn on ``drawn`` (:func:`_drawn_board`, with
+    the same pieces), in place."""
+    cam, rays, buf, dent = drawn
     origin = cam.centre
     first_hand, end = scene.hands
-    for i, solid in enumerate(scene.solids[:first_hand - FIRST_SOLID]):
-        _draw(cam, origin, rays, buf, solid, FIRST_SOLID + i)
     hand = np.zeros(buf.t.shape, dtype=bool)
     t_scene = buf.t
     if end > first_hand:
@@ -483,10 +502,10 @@ def _exposure(board: Board, cells: Mapping[str, str], camera: Camera, hands: Seq
         buf.n[hand] = hb.n[hand]
         buf.id[hand] = hb.id[hand]
         dent[hand] = -1
-    truth = _truth(scene, cam, origin, rays, t_scene, hand, float(supersample ** 2))
+    found = _truth(scene, cam, origin, rays, t_scene, hand, float(supersample ** 2)) if truth else {}
     radiance = _shade(board, scene, cam, origin, rays, buf, dent, **shade)
     if supersample > 1:
         size = (camera.width, camera.height)
         radiance = cv2.resize(radiance, size, interpolation=cv2.INTER_AREA)
         hand = cv2.resize(hand.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.5
-    return radiance, hand, truth
+    return radiance, hand, found
