@@ -569,6 +569,10 @@ def test_bad_input_is_refused_with_a_reason():
         render(PYRAMID, {"1a1": "X"}, cam)
     with pytest.raises(ValueError, match="Sparklies cell"):
         render(GRID, {"a1": "R"}, cam)
+    with pytest.raises(ValueError, match="placed: grid-9 has no position 'z9'"):
+        render(GRID, {}, cam, placed={"z9": Placed()})
+    with pytest.raises(ValueError, match="placed: pyramid-4's balls rest where they are"):
+        render(PYRAMID, {}, cam, placed={"1a1": Placed()})
     with pytest.raises(ValueError, match="needs an rng"):
         render(PYRAMID, {}, cam, noise=2.0)
     with pytest.raises(ValueError, match="jpeg_quality"):

@@ -139,6 +139,13 @@ def build_scene(board: Board, cells: Mapping[str, str], hands: Sequence[Hand] = 
     does not have); positions not in ``cells`` are empty. ``placed``: where the grid's
     pieces lie, cell by cell (:func:`hand_placed`); true to their cells without it."""
     _check_cells(board, cells)
+    if placed:
+        if board.kind != "grid":
+            raise ValueError(f"placed: {board.name}'s balls rest where they are; only a grid's pieces are put "
+                             "down off true")
+        stray = sorted(set(placed) - {p.name for p in board.positions})
+        if stray:
+            raise ValueError(f"placed: {board.name} has no position {stray[0]!r}")
     colours = board.colours or {}
     solids: list[Solid] = []
     materials: list[Material] = []
