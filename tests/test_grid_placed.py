@@ -1,7 +1,8 @@
-"""Tiles put down off true (vision/recognize_grid.py, ``ON_TILE_PX``): a tile that does not
-lie centred on its control plate covers part of the ring where the border is sampled.
-Where the border is wide enough, those samples, mostly the tile's colour, are left out of
-the share that must agree; on a thinner border they still count."""
+"""Tiles put down off true (vision/recognize_grid.py, ``ON_TILE_PX``; vision/recognize_plates.py,
+``ON_TILE_MOST``): a tile that does not lie centred on its control plate covers part of the
+ring where the border is sampled. Where the border is wide enough, those samples, mostly the
+tile's colour, are left out of the share that must agree; on a thinner border they still
+count."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from collections import Counter
 import pytest
 
 import vision.recognize_grid as recognize_grid
+import vision.recognize_plates as recognize_plates
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_grid import ON_TILE_PX
@@ -36,7 +38,7 @@ def test_borders_round_tiles_off_true_are_read_where_they_are_wide():
     assert recognizer.grid_geometry(recognizer.read(image).pose).border_px >= ON_TILE_PX
     cells, _, c = _read(recognizer, sc, image)
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(recognize_grid, "ON_TILE_MOST", 0.0)  # every sample in view counts, as before
+        mp.setattr(recognize_plates, "ON_TILE_MOST", 0.0)  # every sample in view counts, as before
         before, why, c_before = _read(recognizer, sc, image)
     assert c["wrong"] == c_before["wrong"] == 0
     gained = [n for n in cells if cells[n] != before[n]]

@@ -26,7 +26,7 @@ from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_sh
                                     odd_black, odd_red, odd_wood, plate_between, plate_coloured, red_through,
                                     settle, unconfirmed, under_a_ball, wood_in_hollow)
 from vision.recognize_features import NAMES, plate_shade
-from vision.recognize_grid import _overshoot_error
+from vision.recognize_plates import _overshoot_error
 from vision.recognize_hands import HandSigns
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
 from vision.recognize_pyramid import Layout

@@ -13,7 +13,7 @@ from vision.recognize import Recognizer
 from vision.recognize_balls import gather
 from vision.recognize_colour import LINEAR, Patches, distance, measure_plate, pixels_at, quantile, to_linear
 from vision.recognize_features import measure_level, percentiles
-from vision.recognize_grid import _border_fits, _squares
+from vision.recognize_plates import _border_fits, _squares
 from vision.recognize_levels import measured_levels
 from vision.recognize_model import load
 from vision.recognize_thresholds import Thresholds

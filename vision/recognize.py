@@ -32,8 +32,9 @@ from .pose_track import MarkerTracker
 from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_border import load_border_model
-from .recognize_grid import GridGeometry, GridLayout, plate_albedos, read_grid, tile_prototypes
+from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
 from .recognize_hands import band_patches, band_points, find_hands
+from .recognize_plates import plate_albedos
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
 
