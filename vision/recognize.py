@@ -248,7 +248,7 @@ class Recognizer:
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
-                              hands.present, self.border)
+                              hands, self.border)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
             probabilities = {}

@@ -23,6 +23,7 @@ from .pose import Pose
 from .recognize_border import SURE, BorderProfile, profile_features
 from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import Colours, percentiles
+from .recognize_hands import HandSigns
 from .recognize_model import Ensemble
 from .recognize_plates import BARE_MIXED, _controllers, _squares
 
@@ -99,6 +100,15 @@ SKIN_GREEN_LIT = 0.08
 #: of the benchmark's grid rows plain, through webcams and with far colours, none without a
 #: hand in view had one such sample, 16 of 26,380 with a hand did
 OTHER_SAMPLES = 1
+#: a hand over part of a tile may lie over its border too, and skin passes for wood there:
+#: with an arm crossing into view within this distance (mm, on the board) of a cell, a tile
+#: with some of its samples not its colour has its controller unknown. A black plate under
+#: a hand's edge read bare so (fresh 6300140 c1 with pieces put down by hand: a green
+#: tile's samples 80 % green, 78 mm from the arm's crossing; 4 of the border's samples on
+#: skin, 7 on the plate's blurred edge, looking as shaded wood does). Controllers read right
+#: that this leaves unknown: none of 4,113 on 300 frames of those pieces put down by hand,
+#: 5 of 5,610 on 300 of the benchmark's grid seeds plain, where 130 mm would leave 1 and 9
+HAND_NEAR_MM = 100.0
 #: tiles of one colour look alike in a frame. A cell read one colour that lies more than
 #: :data:`OFF_GROUP` (chromaticity) from the median of the frame's cells read that colour,
 #: and :data:`NEAR_UNCLEAR` times nearer the cells whose colour could not be told (the
@@ -326,10 +336,11 @@ def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> t
 
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
               protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray],
-              hand: bool = False, border: Ensemble | None = None) -> dict[str, CellReading]:
-    """Every cell: tile colour then controller, ``?`` for what is not clear; ``hand``: an
-    arm is in view (vision/recognize_hands.py); ``border``: the model that looks again at
-    borders read bare or white (vision/recognize_border.py)."""
+              hands: HandSigns | None = None, border: Ensemble | None = None) -> dict[str, CellReading]:
+    """Every cell: tile colour then controller, ``?`` for what is not clear; ``hands``:
+    where arms cross into view (vision/recognize_hands.py); ``border``: the model that
+    looks again at borders read bare or white (vision/recognize_border.py)."""
+    hand = hands is not None and hands.present
     ref, around, ok_w = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
@@ -382,6 +393,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"{c}, but unlike the frame's other {c} tiles and {off[i]:.1f} times nearer "
                                           "to tiles whose colour could not be told: the camera's colours put it "
                                           "between two tile colours")
+        elif hands is not None and share[i] < 1.0 and hands.distance(*layout.centres[i]) <= HAND_NEAR_MM:
+            out[name] = CellReading(c + "?", f"controller unclear: {c}, but {1.0 - share[i]:.0%} of the tile's samples are "
+                                              "not, with an arm crossing into view nearby: a hand over part of the tile "
+                                              "may lie over its border")
         elif geo.border_px < MIN_BORDER_PX or border_seen[i] < 6:
             out[name] = CellReading(c + "?", "border too thin or hidden")
         elif loose[i] > LOOSE:
