@@ -11,7 +11,9 @@ plate's edge; a halo fades from the tile's edge. The profile here is measured at
 two-layer perceptron (vision/recognize_model.py, weights in vision/border_weights.py from
 ``python -m vision.border_train``) gives the probabilities of bare wood, a white plate and
 a black plate. A border the rules read bare or white that the model does not call so with
-:data:`SURE` is left ``?``: the model only takes readings away, never makes one.
+:data:`SURE` is left ``?``. It makes one reading only: a border the rules find dark all
+round, which they cannot tell from wood in shade, is a black plate where the model says so
+with vision/recognize_grid.py's ``BLACK_SURE``.
 """
 
 from __future__ import annotations

@@ -23,6 +23,19 @@ WHITE_LIGHT = 0.3
 #: falls (one or two sides at most): at least a quarter of it must be lit this much. All
 #: round darker than that, it is a black plate in warm light, not wood in shade
 BARE_LIGHT = 0.35
+#: ... and a border darker than that all round whose samples (but for the tile's spill) are
+#: at most this much of the wood's light next to it, as a median, and seen on all four
+#: sides (:data:`DARK_SIDES`), is dark: the rules cannot
+#: tell a black plate that the blur mixes with the wood beside it (it takes the wood's
+#: colour, dimmed) from wood in deep shade; the border model may (vision/recognize_grid.py,
+#: ``BLACK_SURE``)
+DARK_LIGHT = 0.35
+#: ... seen on this many sides, two samples a side at least: the tile's shadow darkens two
+#: sides of a bare border, and a tile seen from the side hides the other two (1100170 b6
+#: through a webcam, a bare border read black at 1.00 on its two shaded sides); a hand's
+#: shadow may darken a third (fresh 6400142 f5 and 6400147 e1 and e4 through webcams, read
+#: black when three sides were asked)
+DARK_SIDES = 4
 #: nor may a bare border be lit more than this, as a median, relative to the wood next to it
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
 #: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
@@ -116,7 +129,7 @@ def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
                  albedo: dict[str, np.ndarray], plate: np.ndarray, tiled: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
@@ -132,7 +145,8 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     winner (index into ``. w b``), its share of the samples (but for the tile's, where
     ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and
     where a bare border won, the median sum of its samples' spill and light
-    (:data:`BARE_MIXED`; 0 elsewhere)."""
+    (:data:`BARE_MIXED`; 0 elsewhere), and where a bare border won that is dark all round
+    (:data:`DARK_LIGHT`)."""
     keys = (".", "w", "b")
     n_cells = len(ring)
     err, alpha, light, norm_ring = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])
@@ -164,7 +178,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    unlit, summed = np.zeros(n_cells, dtype=bool), np.zeros(n_cells)
+    unlit, summed, dark = np.zeros(n_cells, dtype=bool), np.zeros(n_cells), np.zeros(n_cells, dtype=bool)
     won_bare = np.flatnonzero(win == keys.index("."))
     if len(won_bare):
         # the bare border's light and mixing, only where a bare border won
@@ -172,13 +186,21 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         (middle, mid_mixed), (lit, _) = percentiles(np.stack([picked_light[won_bare], mixed[won_bare]]), bare, [50, 75])
         unlit[won_bare] = (lit < BARE_LIGHT) | (middle > BARE_BRIGHT)
         summed[won_bare] = mid_mixed
+        dim = won_bare[lit < BARE_LIGHT]
+        if len(dim):
+            # the wood's light in the bare fit, where less than half the tile's colour is added
+            own = ok[dim] & (alpha[dim, :, 0] < 0.5)
+            wood_light = percentiles(light[dim, :, 0], own, [50])[0]
+            # on every side (:data:`DARK_SIDES`)
+            sides = (own.reshape(len(dim), 4, -1).sum(axis=2) >= 2).sum(axis=1)
+            dark[dim] = (sides >= DARK_SIDES) & (wood_light <= DARK_LIGHT)
     counted = ok.sum(axis=1).astype(np.float64)
     if tiled is not None and tiled.any():
         # where ``tiled``, the samples mostly of the tile's colour are not the border
         # (:data:`ON_TILE_PX`)
         on_tile = ok & tiled[:, None] & (pick(spill) >= 0.25)
         counted -= np.minimum(on_tile.sum(axis=1), ON_TILE_MOST * counted)
-    return win, votes[np.arange(n_cells), win] / np.maximum(counted, 1), unlit, summed
+    return win, votes[np.arange(n_cells), win] / np.maximum(counted, 1), unlit, summed, dark
 
 
 def plate_albedos(board: Board) -> dict[str, np.ndarray]:
