@@ -57,9 +57,10 @@ BARE_PX = 1.9
 LOOSE = 0.4
 #: a tile put down off true lies over part of its border's ring: where the border is at
 #: least ON_TILE_PX wide, the ring's samples that are a quarter spill or more (the tile's
-#: colour, which do not vote) are left out of the share that must agree, up to a third or so
-#: of those in view (vision/recognize_plates.py, ``ON_TILE_MOST``). Not on thinner borders: at 2.33 px a white plate blurred with the wood
-#: beyond it and the tile inside passes for bare wood on the samples left (1100452 d4)
+#: colour, which do not vote) are left out of the share that must agree, up to a share of
+#: those in view (vision/recognize_plates.py, ``ON_TILE_MOST``). Not on thinner borders: at
+#: 2.33 px a white plate blurred with the wood beyond it and the tile inside passes for bare
+#: wood on the samples left (1100452 d4)
 ON_TILE_PX = 3.0
 #: the tile's colour, sampled well inside it, is read up to this spread (border widths)
 CELL_LOOSE = 1.0
@@ -106,8 +107,9 @@ OTHER_SAMPLES = 1
 #: a hand's edge read bare so (fresh 6300140 c1 with pieces put down by hand: a green
 #: tile's samples 80 % green, 78 mm from the arm's crossing; 4 of the border's samples on
 #: skin, 7 on the plate's blurred edge, looking as shaded wood does). Controllers read right
-#: that this leaves unknown: none of 4,113 on 300 frames of those pieces put down by hand,
-#: 5 of 5,610 on 300 of the benchmark's grid seeds plain, where 130 mm would leave 1 and 9
+#: that this leaves unknown, each frame read both ways (the first 500 of each look): 6
+#: characters on the benchmark's grid seeds plain, 3 through webcams, 29 with a moving
+#: hand, 2 on the fresh seeds 6,300,000 on off true; 130 mm would cost about twice as many
 HAND_NEAR_MM = 100.0
 #: tiles of one colour look alike in a frame. A cell read one colour that lies more than
 #: :data:`OFF_GROUP` (chromaticity) from the median of the frame's cells read that colour,
@@ -339,7 +341,8 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
               hands: HandSigns | None = None, border: Ensemble | None = None) -> dict[str, CellReading]:
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hands``:
     where arms cross into view (vision/recognize_hands.py); ``border``: the model that
-    looks again at borders read bare or white (vision/recognize_border.py)."""
+    looks again at borders read bare or white, and at those dark all round
+    (vision/recognize_border.py)."""
     hand = hands is not None and hands.present
     ref, around, ok_w = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
@@ -436,14 +439,15 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
 #: a border dark all round (vision/recognize_plates.py, ``DARK_LIGHT``) is a black plate where
 #: the border model says so with this probability. The rules leave black plates unknown
 #: where the blur mixes them with the wood beside them (then they look as wood in shade
-#: does): on 150 frames of the benchmark's grid seeds, each black plate round a tile read
-#: right. The model tells them apart from the light across the border, a dark band as wide
-#: as the plate's margin: of the first 150 frames' tiles read right in each of five looks
-#: (plain, webcams, far colours, pieces off true, moving hands), 5,383 of 6,016 black plates
-#: are black to it at 0.99 or more, and 6 of 40,278 bare borders and white plates, none of
-#: them dark all round. Not with an arm in view, whose shadow may darken a border where the
-#: tile's does not (fresh 6400142 f5 and 6400147 e1 and e4 through webcams: bare borders,
-#: dark on three sides, read black at 0.99-1.00 when three were enough)
+#: does): on 150 plain frames of the benchmark's grid seeds, none of the 1,259 black plates
+#: round tiles read right was read black. The model tells them apart from the light across
+#: the border, a dark band as wide as the plate's margin: of the first 150 frames' tiles
+#: read right in each of five looks (plain, webcams, far colours, pieces off true, moving
+#: hands), 5,387 of 6,016 black plates are black to it at 0.99 or more, and 6 of 39,278 bare
+#: borders and white plates, none of them dark all round. Not with an arm in view, whose
+#: shadow may darken a border where the tile's does not (fresh 6400142 f5 and 6400147 e1
+#: and e4 through webcams: bare borders, dark on three sides, read black at 0.99-1.00 when
+#: three were enough)
 BLACK_SURE = 0.99
 #: what the light across a border looks like, by what the rules read there
 _LOOKS = {".": "like bare wood", "w": "like a white plate"}
