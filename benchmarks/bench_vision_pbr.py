@@ -30,6 +30,16 @@ HAND_SEEDS = 100
 SPP = 16
 
 
+def _read(board, game: str, image, truth: dict[str, str], counts: Counter) -> list[str]:
+    """Read one frame with a fresh recognizer into ``counts``: the cells read wrong."""
+    result = Recognizer(board, game).read(image)
+    counts["frames"] += 1
+    if not result.ok:
+        counts["no_pose"] += 1
+        return []
+    return score(dict(result.observation.cells), truth, counts)
+
+
 def run(quick: bool = False) -> list[tuple[str, str, str]]:
     cv2.setNumThreads(1)
     rows = []
@@ -49,19 +59,8 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
             image = render_pbr(sc.settings["board"], sc.cells, sc.settings["camera"], hands=sc.settings["hands"],
                                spp=SPP, seed=seed)
             render_s.append(time.perf_counter() - t0)
-            result = Recognizer(board, sc.game).read(image)
-            counts["frames"] += 1
-            if not result.ok:
-                counts["no_pose"] += 1
-            else:
-                for name in score(dict(result.observation.cells), sc.cells, counts):
-                    wrong_notes.append(f"{seed} {name}")
-            mine = Recognizer(board, sc.game).read(sc.frame.image)  # type: ignore[attr-defined]
-            own["frames"] += 1
-            if mine.ok:
-                score(dict(mine.observation.cells), sc.cells, own)
-            else:
-                own["no_pose"] += 1
+            wrong_notes += [f"{seed} {name}" for name in _read(board, sc.game, image, sc.cells, counts)]
+            _read(board, sc.game, sc.frame.image, sc.cells, own)  # type: ignore[attr-defined]
             print(f"  {board_name}, {what}: {k + 1}/{frames} path traced frames", file=sys.stderr, flush=True)
         chars = max(counts["chars"], 1)
         rows.append((f"{board_name} path traced frames, {what} (Mitsuba 3, {SPP} spp; seeds "

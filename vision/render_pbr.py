@@ -65,6 +65,8 @@ class Room:
 
     @classmethod
     def random(cls, rng: random.Random) -> Room:
+        """A room drawn from ``rng``: its light's colour, place, size and strength, a lamp
+        or none, the table and the blur, and the path tracer's seed."""
         warm = rng.uniform(-1.0, 1.0)  # cool daylight .. warm bulbs
         tint = (1.0 + 0.25 * max(warm, 0.0) - 0.1 * max(-warm, 0.0), 1.0,
                 1.0 + 0.3 * max(-warm, 0.0) - 0.25 * max(warm, 0.0))
