@@ -122,8 +122,11 @@ def test_calibration_follows_the_light(calibrations):
 #: moved set), sparks-default 251 / 251, pylos 320 / 320, sparklies about as many: a grid
 #: frame's own tiles give its tile colours (``FRAME_TILES``, since 2026-11-30), as the
 #: calibration does (1,841 / 1,840 when first measured); without them 1,846 / 1,779
-#: (:func:`test_calibrated_tiles_read_more_than_the_defaults`)
-FLOORS = {"sparks": 1.15, "sparks-default": 0.97, "pylos": 1.0, "sparklies": 1.0}
+#: (:func:`test_calibrated_tiles_read_more_than_the_defaults`). Since 2026-12-01 the
+#: default black band reaches a level of -2.4 (from -3.2: path traced black balls are that
+#: light), and takes the moved set's lighter black, which before only its calibration read:
+#: sparks 212 / 205 (208 / 176 with the bands before), so its floor is the others.
+FLOORS = {"sparks": 1.0, "sparks-default": 0.97, "pylos": 1.0, "sparklies": 1.0}
 
 
 def default_and_calibrated(rendered, calibrations, label: str) -> tuple[Counter, Counter]:
