@@ -92,7 +92,8 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
     from 2,233 more, docs/vision.md). Glossy balls reflect the room: path traced, black
     balls look lighter, and red and stained ones less red, than this project's renderer
     draws them, so black, red and stained wood reach as far as the rules that follow
-    (:func:`dark_in_shade`, :func:`odd_black`, :func:`odd_red`) keep safe."""
+    (:func:`dark_in_shade`, :func:`odd_black`, :func:`odd_red`,
+    :func:`odd_wood`) keep safe."""
     level, red, rg = float(colour[0]), float(colour[4]), float(colour[2])
     if letters == "LD":
         if level > -1.2 and red < 0.46:
