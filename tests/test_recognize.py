@@ -650,8 +650,8 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     redder. A "light wooden" ball both darker and redder than the frame's others is a
     stained one lit from the side (frame 2700029 in test_frames_once_misread), a "stained"
     one far less red than its fellows light wood through a webcam (3200968, below)."""
-    def wood(code: str, level: float, rg: float) -> Reading:
-        return Reading(code, "seen", colour=(level, 0.0, rg, -0.9, 0.4, 0.0), seen=0.9)
+    def wood(code: str, level: float, rg: float) -> Reading:  # red share: stained the redder
+        return Reading(code, "seen", colour=(level, 0.0, rg, -0.9, 0.5 if code == "D" else 0.38, 0.0), seen=0.9)
 
     def read(ball: Reading, *fellows: Reading) -> str:
         r = {0: ball, **{k + 1: f for k, f in enumerate(fellows)}, 9: Reading(".", "seen empty")}
@@ -671,6 +671,50 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert read(wood("D", -2.1, 0.9), *dark) == "D"      # less red by less than half a unit
     assert read(wood("D", -3.3, 0.36), *dark) == "D"     # darker: not light wood
     assert "may be light wood" in odd_wood({0: wood("D", -2.1, 0.36), 1: dark[0]}, Thresholds())[0].why
+
+
+def test_a_ball_read_stained_must_be_redder_than_the_frames_light_wood():
+    """Shade darkens a light wooden ball into stained wood's band and keeps its tint; a
+    stained ball, glossy or not, stays the redder. So a ball read dark wood no redder (red
+    share) than the median of the frame's balls read light wood by ``stained_redder`` is
+    unknown, however dark (fresh 2600424 with far colours, below)."""
+    def wood(code: str, level: float, red: float) -> Reading:
+        return Reading(code, "seen", colour=(level, 0.0, 0.5, -0.9, red, 0.0), seen=0.9)
+
+    light = {1: wood("L", -0.9, 0.43), 2: wood("L", -0.8, 0.42), 3: wood("L", -0.7, 0.45)}
+    out = odd_wood({0: wood("D", -2.65, 0.43), **light}, Thresholds())
+    assert out[0].code == "?" and "no redder than this frame's balls read light wood (0.43)" in out[0].why
+    assert all(out[k].code == "L" for k in light)
+    assert odd_wood({0: wood("D", -3.5, 0.45), **light}, Thresholds())[0].code == "?"  # darker is no help
+    assert odd_wood({0: wood("D", -2.65, 0.47), **light}, Thresholds())[0].code == "D"
+    assert odd_wood({0: wood("D", -2.65, 0.43)}, Thresholds())[0].code == "D"  # no light wood to judge by
+    loose = replace(Thresholds(), stained_redder=-1.0)
+    assert odd_wood({0: wood("D", -2.65, 0.43), **light}, loose)[0].code == "D"
+
+
+def test_a_black_or_red_ball_is_read_at_a_lower_probability():
+    """The plate and its hollows are light wood, so a place the model leans to a ball
+    (P(ball) ``dark_ball``, under ``ball``) whose colour reads black or red is that ball;
+    light colours and stained wood, which a hollow deep in shade looks like, still need
+    ``ball``; a place above the base seen too little stays ``unsure``."""
+    black = np.array([-3.0, -2.5, 0.0, 0.0, 0.25, 0.0])  # level, q90, rg, bg, red, outside
+    red = np.array([-1.0, -0.5, 2.0, 0.0, 0.75, 0.0])
+    white = np.array([-0.3, 0.2, -0.1, 0.0, 0.30, 0.0])
+    stained = np.array([-2.5, -2.0, 0.6, 0.0, 0.5, 0.0])
+
+    def read(colour: np.ndarray, p_ball: float, letters: str = "WBR", share: float = 0.9, level: int = 1,
+             th: Thresholds = Thresholds()) -> Reading:
+        x = np.zeros(len(NAMES))
+        x[0], x[1], x[3], x[10] = share, 0.6, 0.9, 0.5  # seen, shaded like a ball
+        return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, colour, x, 40, level, letters, th)
+
+    assert read(black, 0.95).code == "B" and read(red, 0.92, level=3).code == "R"
+    assert read(black, 0.89).why == "unsure" and read(red, 0.85).why == "unsure"
+    assert read(white, 0.95).why == "unsure" and read(white, 0.995).code == "W"
+    assert read(stained, 0.95, "LD").why == "unsure" and read(stained, 0.995, "LD").code == "D"
+    assert read(black, 0.95, share=0.45, level=2).why == "unsure"
+    assert read(black, 0.95, share=0.45, level=1).code == "B"
+    assert read(black, 0.95, th=replace(Thresholds(), dark_ball=0.99)).why == "unsure"
 
 
 def test_a_light_wooden_ball_through_a_webcam_once_read_stained():
@@ -967,6 +1011,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 6300175, "plain", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 33 would meet 1a3, "
      "read unknown"),
     (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
+    (PYRAMID, 2600424, "far-colour", "1b2", "L", "no redder than this frame's balls read light wood (0.43)"),
+    (PYRAMID, 2600410, "far-colour", "1b1", ".", "unsure (empty 0.06, ball 0.94"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -1046,7 +1092,12 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 6300175 (Pylos, plain and through a webcam): a light wooden level-2 ball read empty at
       P(empty) 1.00, confirmed by 5 of its samples on the stained ball beside the one under
       it, where its own shaded foot passed for stained wood, while 32-33 would meet the
-      ball under it, read unknown; the ball on it was emptied (``through_few``)."""
+      ball under it, read unknown; the ball on it was emptied (``through_few``);
+    - 2600424 (Pylos, with far colours): a light wooden base ball in its neighbours' shade
+      read stained at level -2.65, red 0.43, once stained wood's band reached red 0.42
+      (2026-12-01), the frame's light wooden balls at 0.43 (``stained_redder``); and 2600410,
+      an empty hollow deep in shade (level -3.43, red 0.36) read stained at P(ball) 0.94
+      while stained wood was read at ``dark_ball`` as black and red are, which it no longer is."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

@@ -58,6 +58,9 @@ LIGHT = "LW"
 WOODEN = "L"
 #: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on
 RED = "R"
+#: the colours no empty place shows, read at ``Thresholds.dark_ball``: the plate and its
+#: hollows are light wood, which deep in shade keeps its tint, as stained wood near it does
+DARK_LETTERS = frozenset("BR")
 HIDDEN = "not enough of it in view"
 
 
@@ -98,7 +101,7 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
     if letters == "LD":
         if level > -1.2 and red < 0.46:
             return "L", f"ball, light wood (level {level:.2f}, red {red:.2f})"
-        if level < -2.0 and red >= 0.42:
+        if level < -1.6 and red >= 0.36:
             return "D", f"ball, dark wood (level {level:.2f}, red {red:.2f})"
     else:
         if red >= 0.65 and rg >= 1.5 and level > -3.8:
@@ -124,7 +127,10 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     An empty place must not be shaded like a ball, nor, where light wooden balls are
     played, be in shadow with the plate's colour (lit by the sky alone, such a ball is the
     plate's colour and barely shaded); a ball above the base must be seen over much of its
-    surface (else it may be the balls under it showing through)."""
+    surface (else it may be the balls under it showing through). A ball whose colour reads
+    black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
+    light wood, and glossy balls, their rims shaded by the room they reflect, leave the
+    model less sure than this project's renderer does."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))
@@ -132,10 +138,14 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
         return Reading("?", HIDDEN, probs, glimpsed=True)
     if probs[2] > th.hand:
         return Reading("?", "hand?", probs, shares)
-    if probs[1] >= th.ball:
+    code = why = ""
+    if th.ball > probs[1] >= th.dark_ball and (level == 1 or share >= th.upper_share):
+        code, why = (colour_rule or colour_of)(colour, letters)  # black or red: no empty place's colour
+    if probs[1] >= th.ball or code in DARK_LETTERS:
         if level > 1 and share < th.upper_share:
             return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares, glimpsed=True)
-        code, why = (colour_rule or colour_of)(colour, letters)
+        if not code:
+            code, why = (colour_rule or colour_of)(colour, letters)
         if code in WOODEN and level == 1 and share < th.wooden_seen and probs[1] < th.wooden_ball:
             return Reading("?", f"light wood?, {share:.0%} in view at P(ball) {probs[1]:.3f}: may be the hollow",
                            probs, shares, glimpsed=True)
@@ -400,10 +410,20 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     little, which costs a reading now and then). So a "light wooden" ball both darker and
     redder than its fellows is a stained ball lit from the side (its lit half the plate's
     tint), and a "stained" one far less red than its fellows, and no darker, is light wood
-    that a webcam's colour processing reddened (:func:`_against_fellows`)."""
+    that a webcam's colour processing reddened (:func:`_against_fellows`). Nor is a ball
+    read stained that is no redder (red share) than the median of the frame's balls read
+    light wood by ``stained_redder``: shade darkens a light wooden ball into stained wood's
+    band and keeps its tint, while stained wood, glossy or not, stays the redder."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
+    lights = [r.colour[4] for r in wooden.values() if r.code == "L"]
+    light_red = statistics.median(lights) if lights else None
     for i, r in wooden.items():
+        if r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder:
+            out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
+                             f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
+                             r.p, r.shares, seen=r.seen)
+            continue
         apart = _against_fellows(wooden, i)
         if apart is None:
             continue

@@ -12,6 +12,14 @@ class Thresholds:
     """Probabilities needed for a reading."""
 
     ball: float = 0.99
+    #: ... for a ball whose colour reads black or red (``DARK_LETTERS``): the plate and the
+    #: hollows are light wood, so such a colour on a place the model leans to a ball is not
+    #: the place empty. Path traced glossy balls (their sheen shades the rim as the model was
+    #: not fitted on) were `unsure` by the dozen: on 38 frames 41 black and 28 red ones, 21
+    #: and 20 of them at P(ball) 0.9-0.99, and one empty place each, at 0.07 and 0.15. Not
+    #: stained wood: an empty hollow deep in shade, of the plate's tint, was read stained at
+    #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition)
+    dark_ball: float = 0.9
     empty: float = 0.99
     #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
     #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
@@ -150,6 +158,13 @@ class Thresholds:
     #: side (0.12-0.16 redder, 0.81-1.26 darker), and 1 stained ball through a webcam
     odd_light: tuple[float, float] = (0.1, 0.8)
     odd_dark: tuple[float, float] = (0.5, 0.0)
+    #: ... and a ball read dark wood must be redder (red share) than the median of this
+    #: frame's balls read light wood by this much: with colours far from the defaults, a
+    #: light wooden base ball in its neighbours' shade was read stained at level -2.65, red
+    #: 0.43, its fellows read light wood at 0.43 (2600424, once stained wood's band reached
+    #: red 0.42). Path traced stained balls were -0.06 to 0.15 redder than the median of
+    #: their frame's light wooden ones, 201 of 263 by 0.03 or more
+    stained_redder: float = 0.03
     #: a ball read red showing less than ``odd_red_seen`` of itself, darker (log level) by
     #: ``odd_red[0]`` and less red (log red/green) by ``odd_red[1]`` than the median of this
     #: frame's other balls read red, is unknown (:func:`odd_red`): a black base ball 31 % in
