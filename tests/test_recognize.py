@@ -677,7 +677,8 @@ def test_a_ball_read_stained_must_be_redder_than_the_frames_light_wood():
     """Shade darkens a light wooden ball into stained wood's band and keeps its tint; a
     stained ball, glossy or not, stays the redder. So a ball read dark wood no redder (red
     share) than the median of the frame's balls read light wood by ``stained_redder`` is
-    unknown, however dark (fresh 2600424 with far colours, below)."""
+    unknown, however dark (2600424 with far colours, in
+    test_fresh_frames_once_misread_in_a_look)."""
     def wood(code: str, level: float, red: float) -> Reading:
         return Reading(code, "seen", colour=(level, 0.0, 0.5, -0.9, red, 0.0), seen=0.9)
 
