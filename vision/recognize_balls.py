@@ -343,7 +343,7 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
     blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
     out = dict(readings)
     for i, r in blacks.items():
-        apart = _against_fellows(blacks, i)
+        apart = _against_fellows(blacks, i, th.ball)
         if apart is not None and -apart[1] >= th.odd_black:
             out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
                              "a white ball in shadow", r.p, r.shares, seen=r.seen)
@@ -448,7 +448,7 @@ def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
     reds = {i: r for i, r in readings.items() if r.code == RED and r.colour}
     out = dict(readings)
     for i, r in reds.items():
-        apart = _against_fellows(reds, i) if r.seen < th.odd_red_seen else None
+        apart = _against_fellows(reds, i, th.ball) if r.seen < th.odd_red_seen else None
         if apart is None:
             continue
         less, darker = -apart[0], apart[1]
@@ -459,12 +459,13 @@ def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
     return out
 
 
-def _against_fellows(balls: dict[int, Reading], i: int) -> tuple[float, float] | None:
+def _against_fellows(balls: dict[int, Reading], i: int, sure: float = 0.0) -> tuple[float, float] | None:
     """How much redder (log red/green) and darker (log level) ball ``i`` is than the median
     of the other balls of ``balls`` read in its colour, or None when there are none. (Plain
-    medians: a few dozen balls at most.)"""
+    medians: a few dozen balls at most.) With ``sure``, only balls read at P(ball) ``sure``
+    or more are fellows: one read at ``Thresholds.dark_ball`` is judged, but judges none."""
     r = balls[i]
-    fellows = [f.colour for j, f in balls.items() if j != i and f.code == r.code]
+    fellows = [f.colour for j, f in balls.items() if j != i and f.code == r.code and not f.p[1] < sure]
     if not fellows:
         return None
     return (r.colour[2] - statistics.median(c[2] for c in fellows),
