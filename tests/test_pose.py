@@ -15,9 +15,9 @@ import pytest
 
 from vision.geometry import load_board
 from vision.intrinsics import IntrinsicsError, load_intrinsics, save_intrinsics
-from vision.pose import (MIN_MARKERS, Intrinsics, Pose, PoseError, _detector, as_grey, complete, default_focal, detect,
-                         detect_with_quads, estimate, estimate_pose, identify, max_reprojection, shows_marker, smooth,
-                         zhang_focal)
+from vision.pose import (MIN_MARKERS, Intrinsics, Pose, PoseError, _detector, as_grey, complete, detect,
+                         detect_with_quads, estimate, estimate_pose, identify, max_reprojection, shows_marker, smooth)
+from vision.pose_focal import default_focal, zhang_focal
 from vision.recognize import Recognizer
 from vision.recognize_train import frame_in_look, scenes
 from vision.render import Camera, random_camera, random_lighting, render

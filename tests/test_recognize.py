@@ -22,10 +22,10 @@ from host.cli import main as arbiter
 from host.observation import Observation
 from vision.geometry import load_board
 from vision.recognize import Recognition, RecognitionError, Recognizer, recognize
-from vision.recognize_balls import (Reading, Thresholds, alike_below, dark_in_shade, decide, lookalikes,
-                                    odd_black, odd_red, odd_wood, plate_between, plate_coloured, red_through,
-                                    settle, unconfirmed, under_a_ball, wood_in_hollow)
+from vision.recognize_balls import (Reading, Thresholds, alike_below, decide, lookalikes, plate_between, red_through,
+                                    settle, unconfirmed, under_a_ball)
 from vision.recognize_features import NAMES, plate_shade
+from vision.recognize_fellows import dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, wood_in_hollow
 from vision.recognize_plates import _overshoot_error
 from vision.recognize_hands import HandSigns
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate

@@ -6,7 +6,8 @@ Positions are read top-down (level 4 first): a sample counts only where no ball 
 present hides it. A position is reported only when the model is sure (thresholds chosen on
 rendered frames so that none was confidently wrong; vision/recognize_thresholds.py) and the pose pins its image down
 (an empty base hollow, which empties the places above it, twice as tightly); otherwise
-it is ``?``. A ball read black must be darker than a white ball could look in the plate's
+it is ``?``. The rules that judge a ball's colour against its frame (vision/recognize_fellows.py):
+a ball read black must be darker than a white ball could look in the plate's
 shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade; nor may a
 ball read black be far lighter than the frame's other black balls (:func:`odd_black`). A light
 wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
@@ -37,50 +38,19 @@ seen as balls (or too little in view to be read) is unknown.
 from __future__ import annotations
 
 import math
-import statistics
-from dataclasses import dataclass, field, replace
 from typing import Callable, Sequence
 
 import numpy as np
 
 from .recognize_colour import LUMA, pixels_at, to_linear
 from .recognize_features import Batch, Colours, in_view, measure_level, plate_shade
+from .recognize_fellows import dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, wood_in_hollow
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
+from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 from .recognize_through import Sight, beneath_doubt, plate_between, shows_below, through, unconfirmed
-
-
-#: balls of the plate's lightness, told from it by shading alone
-LIGHT = "LW"
-#: balls of the plate's own wood
-WOODEN = "L"
-#: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on
-RED = "R"
-#: the colours no empty place shows, read at ``Thresholds.dark_ball``: the plate and its
-#: hollows are light wood, which deep in shade keeps its tint, as stained wood near it does
-DARK_LETTERS = frozenset("BR")
-HIDDEN = "not enough of it in view"
-
-
-@dataclass(frozen=True, slots=True)
-class Reading:
-    """One position: ``code`` (a ball letter, ``#``, ``.``, ``?``), ``why``, and the model's
-    probabilities (empty, ball, hand)."""
-
-    code: str
-    why: str
-    p: tuple[float, float, float] = (math.nan, math.nan, math.nan)
-    shares: dict[str, float] = field(default_factory=dict)
-    #: a ball read by colour: its colour measures (``Batch.colour``), for adapting to the light
-    colour: tuple[float, ...] = ()
-    #: the share of its facing surface in view (not hidden by balls that may be present)
-    seen: float = math.nan
-    #: ``?`` only because too little of it was in view, or as a ball that could be the balls
-    #: below (:func:`alike_below`): a ball read resting on it is not doubted for that
-    #: (:func:`settle`)
-    glimpsed: bool = False
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -303,173 +273,6 @@ def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Readin
                            f"{layout.names[k]} at P(ball) {above.p[1]:.2f}: a light ball under others would look so",
                            r.p, r.shares)
     return r
-
-
-def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) -> dict[int, Reading]:
-    """A ball read black must be darker than a white ball could look in this frame's shade:
-    lit by the sky alone, and deeper still between the balls, a white ball is as dark as a
-    black one in the light (a white base ball under three others was read black at level
-    -3.62 on a fresh frame, seed 2,300,374, where the plate's shade round the base was
-    -3.26). A ball read dark wood must be darker than that shade itself: a light wooden
-    ball, of the plate's wood or near it, is as dark there, and one whose wood is redder
-    than the plate's then passes for stained. ``shade``: :func:`plate_shade`; -inf (not
-    measured) leaves these readings as they are. Nor may a ball read dark wood have its
-    brightest tenth near the lit plate (``wood_top``): a stained ball, even lit straight on,
-    nearly always stays well below the plate (its wood is darker), so that is most likely a
-    light wooden ball half in shadow, as dark as stained wood by its median."""
-    out = dict(readings)
-    for i, r in readings.items():
-        if not r.colour:
-            continue
-        if r.code == "D" and r.colour[1] > th.wood_top:
-            out[i] = replace(r, code="?", why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
-                                              "lit plate: a light wooden ball half in shadow could look so")
-        elif not math.isfinite(shade):
-            continue
-        elif r.code == "B" and r.colour[0] > shade - th.white_shade:
-            out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
-                                              f"{shade:.2f}: a white ball in shade could look so")
-        elif r.code == "D" and r.colour[0] > shade - th.wood_shade:
-            out[i] = replace(r, code="?", why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
-                                              f"{shade:.2f}: a light wooden ball in shade could look so")
-    return out
-
-
-def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A ball read black far lighter than this frame's other balls read black is unknown: a
-    white ball deep in the shadow of its neighbours falls into black's band of brightness
-    while staying well above the black balls themselves. (Black balls lit and in shadow
-    differ too, by up to 2.15 on the benchmark: a thin margin, Thresholds.odd_black.)"""
-    blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
-    out = dict(readings)
-    for i, r in blacks.items():
-        apart = _against_fellows(blacks, i, th.ball)
-        if apart is not None and -apart[1] >= th.odd_black:
-            out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
-                             "a white ball in shadow", r.p, r.shares, seen=r.seen)
-    return out
-
-
-def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A light wooden base ball of the plate's own colour is unknown where the frame's other
-    light wooden base balls are not of it: an empty hollow ringed by balls is shaded by
-    them much as a ball is, and shows the plate's wood. So is one far nearer the plate's
-    colour than its fellows' (``th.wood_nearer``), however near the plate theirs lies: a
-    webcam's colour processing brings the two woods together. Where the balls' wood matches
-    the plate's (as the reference board's does) this says nothing, and it is left alone. (A ball
-    read resting on it does not settle it: that reading may yet be withdrawn, and none of
-    the light wooden balls read right on the 12,000 frames studied fell in this rule.)"""
-    wooden = {i: np.array(r.colour[2:4]) for i, r in readings.items()
-              if r.code in WOODEN and r.colour and layout.levels[i] == 1}
-    out = dict(readings)
-    for i, chroma in wooden.items():
-        plate = float(np.hypot(*chroma))
-        if plate > th.wood_plate:
-            continue
-        fellows = [c for j, c in wooden.items() if j != i and readings[j].seen >= th.wood_fellows]
-        if not fellows:
-            continue
-        usual = np.median(np.array(fellows), axis=0)
-        apart = float(np.hypot(*usual))
-        fellow = float(np.hypot(*(chroma - usual)))
-        if (apart >= th.wood_apart and fellow > plate) or fellow - plate >= th.wood_nearer:
-            r = readings[i]
-            out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this "
-                             f"frame's light wooden balls, which are {apart:.2f} from it): may be the hollow",
-                             r.p, r.shares, seen=r.seen)
-    return out
-
-
-def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[int, np.ndarray],
-                   th: Thresholds) -> dict[int, Reading]:
-    """A base hollow read empty whose tint (``hollows``: median log red/green and
-    blue/green, relative to the plate's) lies ``th.hollow_wood`` or more nearer the frame's
-    light wooden base balls' than the plate's is unknown: a hollow shows the plate's wood,
-    and a light wooden ball in a soft light is barely shaded, so only its tint tells it
-    (fresh 5300162 1c4: 0.25 from the plate, 0.02 from its fellows, read empty at P(empty)
-    0.998 with the ball on it, and the two resting on that one emptied). The converse of
-    :func:`plate_coloured`."""
-    wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
-              if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
-    if not wooden or not hollows:
-        return readings
-    usual = np.median(np.array(wooden), axis=0)
-    out = dict(readings)
-    for i, tint in hollows.items():
-        plate, fellow = float(np.hypot(*tint)), float(np.hypot(*(tint - usual)))
-        if plate - fellow >= th.hollow_wood and out[i].code == ".":
-            out[i] = replace(out[i], code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
-                             f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
-    return out
-
-
-def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A wooden ball that looks, against this frame's other balls read of its wood, like
-    the other wood is unknown. In one frame the balls of one wood share a tint; shade makes
-    a ball darker and, lit by the sky, no redder (light bounced off the plate reddens it a
-    little, which costs a reading now and then). So a "light wooden" ball both darker and
-    redder than its fellows is a stained ball lit from the side (its lit half the plate's
-    tint), and a "stained" one far less red than its fellows, and no darker, is light wood
-    that a webcam's colour processing reddened (:func:`_against_fellows`). Nor is a ball
-    read stained that is no redder (red share) than the median of the frame's balls read
-    light wood by ``stained_redder``: shade darkens a light wooden ball into stained wood's
-    band and keeps its tint, while stained wood, glossy or not, stays the redder."""
-    wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
-    out = dict(readings)
-    lights = [r.colour[4] for r in wooden.values() if r.code == "L"]
-    light_red = statistics.median(lights) if lights else None
-    for i, r in wooden.items():
-        if r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder:
-            out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
-                             f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
-                             r.p, r.shares, seen=r.seen)
-            continue
-        apart = _against_fellows(wooden, i)
-        if apart is None:
-            continue
-        # towards the other wood: light wood read redder and darker, dark wood less red and lighter
-        sign = 1.0 if r.code == "L" else -1.0
-        redder, darker = sign * apart[0], sign * apart[1]
-        need = th.odd_light if r.code == "L" else th.odd_dark
-        if redder >= need[0] and darker >= need[1]:
-            why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
-                   "may be stained wood" if r.code == "L" else
-                   f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
-                   "may be light wood")
-            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
-    return out
-
-
-def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
-    """A ball read red, seen little, that is both darker and less red than this frame's
-    other balls read red is unknown: where part of a black ball shows among red ones, the
-    blur and JPEG's coarse colour mix their red into it, and it stays darker than they are.
-    Shade makes a red ball darker, but leaves it as red."""
-    reds = {i: r for i, r in readings.items() if r.code == RED and r.colour}
-    out = dict(readings)
-    for i, r in reds.items():
-        apart = _against_fellows(reds, i, th.ball) if r.seen < th.odd_red_seen else None
-        if apart is None:
-            continue
-        less, darker = -apart[0], apart[1]
-        if darker >= th.odd_red[0] and less >= th.odd_red[1]:
-            out[i] = Reading("?", f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red than this "
-                             "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
-                             seen=r.seen)
-    return out
-
-
-def _against_fellows(balls: dict[int, Reading], i: int, sure: float = 0.0) -> tuple[float, float] | None:
-    """How much redder (log red/green) and darker (log level) ball ``i`` is than the median
-    of the other balls of ``balls`` read in its colour, or None when there are none. (Plain
-    medians: a few dozen balls at most.) With ``sure``, only balls read at P(ball) ``sure``
-    or more are fellows: one read at ``Thresholds.dark_ball`` is judged, but judges none."""
-    r = balls[i]
-    fellows = [f.colour for j, f in balls.items() if j != i and f.code == r.code and not f.p[1] < sure]
-    if not fellows:
-        return None
-    return (r.colour[2] - statistics.median(c[2] for c in fellows),
-            statistics.median(c[0] for c in fellows) - r.colour[0])
 
 
 def slivers(layout: Layout, geo: Geometry, readings: dict[int, Reading], maybe: np.ndarray,

@@ -27,7 +27,7 @@ from .recognize_features import DARK, Colours, in_view, percentiles
 from .recognize_pyramid import Geometry, Layout
 
 if TYPE_CHECKING:
-    from .recognize_balls import Reading
+    from .recognize_reading import Reading
     from .recognize_thresholds import Thresholds
 
 
