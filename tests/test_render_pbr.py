@@ -12,7 +12,8 @@ import pytest
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import scenes
+from vision.recognize_features import NAMES
+from vision.recognize_train import pbr_dataset, scenes
 from vision.render_pbr import Room, render_pbr
 from vision.score import score
 
@@ -71,3 +72,13 @@ def test_a_path_traced_hand_is_seen_and_never_read_as_pieces():
     assert score(dict(result.observation.cells), sc.cells, counts) == []
     # the cells under the hand are unknown, the others mostly read
     assert counts["unknown"] > 0 and counts["right"] >= 0.2 * counts["chars"], counts
+
+
+def test_the_training_sets_path_traced_frames_are_measured_and_labelled():
+    """``python -m vision.recognize_train --pbr N``: each path traced frame's positions,
+    measured as recognition does, labelled from the scene (no hands: empty or ball)."""
+    x, y = pbr_dataset(load_board("pyramid-4"), SEED, 1, spp=4)
+    sc = next(scenes(load_board("pyramid-4"), random.Random(SEED), 1, hands=0.0))
+    balls = sum(1 for c in sc.cells.values() if c != ".")
+    assert x.shape == (len(y), len(NAMES)) and len(y) >= 10 and set(y.tolist()) <= {0, 1}
+    assert 0 < int((y == 1).sum()) <= balls and np.isfinite(x).all()

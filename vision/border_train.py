@@ -81,10 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(Path(__file__).with_name("border_weights.py")))
     args = parser.parse_args(argv)
     try:
-        x, y = measures(args.data, args.save, lambda: dataset(args.first, args.frames), FEATURES)
+        x, y, w = measures(args.data, args.save, lambda: (*dataset(args.first, args.frames), None), FEATURES)
     except MeasuresError as exc:
         parser.error(str(exc))
-    fit_and_write(x, y, Path(args.out), "borders", ("bare", "white", "black"), "border", "vision.border_train")
+    fit_and_write(x, y, Path(args.out), "borders", ("bare", "white", "black"), "border", "vision.border_train", w)
     return 0
 
 

@@ -1,12 +1,15 @@
 """Fit the pyramid model (vision/recognize_model.py) on rendered frames and write
 vision/recognize_weights.py:
 
-    python -m vision.recognize_train [--frames 900] [--seed 1]
+    python -m vision.recognize_train [--frames 1200] [--seed 1] [--pbr 300 [--pbr-weight 3]]
 
 Frames come from the renderer with random games (random legal play), cameras, light,
 hands, table colours, sensor noise, blur and JPEG, and with the plate's and the balls'
 colours varied around the geometry file's defaults, so that the model learns shape and
-shading relative to the plate rather than this renderer's exact colours.
+shading relative to the plate rather than this renderer's exact colours. With ``--pbr``,
+scenes of the same kind path traced by Mitsuba 3 (vision/render_pbr.py, no hands) are
+measured too, each position weighted ``--pbr-weight``: glossy balls reflect the room and
+light bounces between the pieces, which this project's renderer does not draw.
 """
 
 from __future__ import annotations
@@ -43,6 +46,9 @@ TABLES = ((84, 92, 104), (60, 60, 62), (52, 96, 64), (40, 52, 84), (110, 118, 12
 #: where a ball is covered this much by a hand, the model learns "hand"
 HAND_COVER = 0.02
 MIN_SAMPLES = Thresholds().min_samples
+#: the first seed of the path traced training frames (``--pbr``): apart from the seeds the
+#: path traced benchmark reads (benchmarks/bench_vision_pbr.py, 7,000,000 on)
+PBR_FIRST = 7_500_000
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
 #: with a white balance drifting across the frame, with a large soft shadow over part of it,
@@ -187,45 +193,91 @@ def dataset(board: Board, seed: int, frames: int, *, hands: float = 0.35) -> tup
     Positions are measured as recognition does, level by level from the top, with the true
     contents of the levels above (what a correct reading of them would give)."""
     rng = random.Random(seed)
-    layout = Layout.of(board)
-    protos = prototypes(board.colours or {}, board.plate_colour)
-    rings = band_points(board)
-    margin = margin_points(board)
+    measure = FrameMeasures.of(board)
     xs, ys, meta = [], [], []
     for k, sc in enumerate(scenes(board, rng, frames, hands=hands)):
-        image = sc.frame.image  # type: ignore[attr-defined]
+        for x, y, name in measure(sc, sc.frame.image):  # type: ignore[attr-defined]
+            xs.append(x)
+            ys.append(y)
+            meta.append((k, name, sc.cells.get(name, ".")))
+        if k % 50 == 49:
+            print(f"  {k + 1}/{frames} frames", file=sys.stderr, flush=True)
+    return np.array(xs), np.array(ys), meta
+
+
+def pbr_dataset(board: Board, first: int, frames: int, *, spp: int = 16) -> tuple[np.ndarray, np.ndarray]:
+    """Measures and labels of ``frames`` random scenes (seeds ``first`` on, one scene a seed,
+    no hands) path traced by Mitsuba 3 (:func:`vision.render_pbr.render_pbr`, about 5 s a
+    frame); RuntimeError without Mitsuba. The labels come from this project's frame of the
+    same scene, whose board, pieces and camera are the same."""
+    from .render_pbr import render_pbr  # Mitsuba is optional: only this needs it
+
+    measure = FrameMeasures.of(board)
+    xs, ys = [], []
+    for k, seed in enumerate(range(first, first + frames)):
+        sc = next(scenes(board, random.Random(seed), 1, hands=0.0))
+        image = render_pbr(sc.settings["board"], sc.cells, sc.settings["camera"], spp=spp, seed=seed)
+        for x, y, _ in measure(sc, image):
+            xs.append(x)
+            ys.append(y)
+        if k % 10 == 9:
+            print(f"  {k + 1}/{frames} path traced frames", file=sys.stderr, flush=True)
+    return np.array(xs).reshape(-1, len(NAMES)), np.array(ys, dtype=np.intp)
+
+
+@dataclasses.dataclass(frozen=True)
+class FrameMeasures:
+    """Measures every position of a scene's frame as recognition does, level by level from
+    the top, with the true contents of the levels above (what a correct reading of them
+    would give), and labels it (:func:`label`) from the scene's truth."""
+
+    board: Board
+    layout: Layout
+    protos: dict
+    rings: list
+    margin: object
+
+    @classmethod
+    def of(cls, board: Board) -> FrameMeasures:
+        return cls(board, Layout.of(board), prototypes(board.colours or {}, board.plate_colour), band_points(board),
+                   margin_points(board))
+
+    def __call__(self, sc: Scene, image: np.ndarray) -> list[tuple[np.ndarray, int, str]]:
+        """(measures, label, position name) of every position seen well enough; none
+        without a pose."""
+        board, layout = self.board, self.layout
         try:
             pose = estimate_pose(image, board)
         except PoseError:
-            continue
-        plate = measure_plate(image, board, pose, margin).colour
-        signs = find_hands(image, pose, rings)
+            return []
+        plate = measure_plate(image, board, pose, self.margin).colour
+        signs = find_hands(image, pose, self.rings)
         geo = Geometry.of(layout, pose)
         lin, inside = gather(image, geo.pixels)
         near = np.array([signs.distance(*c[:2]) for c in layout.centres])
         closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
         letters = "LD" if sc.game == "pylos" else "WBR"
         present = np.array([sc.cells.get(n, ".") != "." for n in layout.names])
+        out = []
         for idx in layout.by_level():
             maybe = np.where(layout.levels > layout.levels[idx[0]], present, True)
-            batch = measure_level(geo, idx, lin, inside, maybe, plate, protos, letters, layout.levels,
+            batch = measure_level(geo, idx, lin, inside, maybe, plate, self.protos, letters, layout.levels,
                                   signs.present, closeness)
             for j, i in enumerate(idx):
                 if batch.counts[j] < MIN_SAMPLES:
                     continue
                 name = layout.names[i]
-                xs.append(batch.x[j])
-                ys.append(label(sc.frame.truth[name], sc.cells.get(name, ".")))  # type: ignore[attr-defined]
-                meta.append((k, name, sc.cells.get(name, ".")))
-        if k % 50 == 49:
-            print(f"  {k + 1}/{frames} frames", file=sys.stderr, flush=True)
-    return np.array(xs), np.array(ys), meta
+                out.append((batch.x[j], label(sc.frame.truth[name], sc.cells.get(name, ".")), name))  # type: ignore[attr-defined]
+        return out
 
 
-def fit(x: np.ndarray, y: np.ndarray, *, models: int = 5, hidden: int = 16, epochs: int = 600) -> Ensemble:
-    """An ensemble fitted from different starts, each class weighted equally."""
-    counts = np.bincount(y, minlength=3)
-    weight = (1.0 / np.maximum(counts, 1))[y]
+def fit(x: np.ndarray, y: np.ndarray, w: np.ndarray | None = None, *, models: int = 5, hidden: int = 16,
+        epochs: int = 600) -> Ensemble:
+    """An ensemble fitted from different starts, each class weighted equally, and within a
+    class each sample by ``w`` (all 1 when None)."""
+    w = np.ones(len(y)) if w is None else w
+    counts = np.bincount(y, weights=w, minlength=3)
+    weight = (1.0 / np.maximum(counts, 1e-12))[y] * w
     return Ensemble(tuple(train(x, y, weight=weight, epochs=epochs, hidden=hidden, seed=s) for s in range(models)))
 
 
@@ -239,16 +291,34 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=1200)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--data", nargs="*", default=[], help=".npz files of measures (x, y) to train on instead")
+    parser.add_argument("--pbr", type=int, default=0, help="path traced frames to measure too (Mitsuba 3, ~5 s each)")
+    parser.add_argument("--pbr-weight", type=float, default=3.0, help="the weight of each path traced position")
+    parser.add_argument("--data", nargs="*", default=[],
+                        help=".npz files of measures (x, y, optional weights w) to train on instead")
     parser.add_argument("--save", help="keep the measures in this .npz")
     parser.add_argument("--out", default=str(Path(__file__).with_name("recognize_weights.py")))
     args = parser.parse_args(argv)
+    if not args.pbr_weight > 0:
+        parser.error(f"--pbr-weight must be above 0, not {args.pbr_weight}")
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        board = load_board("pyramid-4")
+        x, y = dataset(board, args.seed, args.frames)[:2]
+        if args.pbr <= 0:
+            return x, y, np.ones(len(y))
+        try:
+            px, py = pbr_dataset(board, PBR_FIRST, args.pbr)
+        except RuntimeError as exc:  # no Mitsuba: the message says how to install it
+            print(f"recognize_train: --pbr: {exc}", file=sys.stderr)
+            raise SystemExit(2) from None
+        return (np.concatenate([x, px]), np.concatenate([y, py]),
+                np.concatenate([np.ones(len(y)), np.full(len(py), args.pbr_weight)]))
+
     try:
-        x, y = measures(args.data, args.save, lambda: dataset(load_board("pyramid-4"), args.seed, args.frames)[:2],
-                        len(NAMES))
+        x, y, w = measures(args.data, args.save, make, len(NAMES))
     except MeasuresError as exc:
         parser.error(str(exc))
-    fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"))
+    fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"), w=w)
     return 0
 
 
@@ -256,16 +326,18 @@ class MeasuresError(ValueError):
     """A file of measures that cannot be trained on: the message names it and says why."""
 
 
-def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndarray, np.ndarray]],
-             width: int) -> tuple[np.ndarray, np.ndarray]:
-    """Measures (N x ``width``) and labels (0-2) from ``.npz`` files (``x`` and ``y``), or
-    made (and kept in ``save``). MeasuresError for a file that is not such measures."""
+def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]],
+             width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Measures (N x ``width``), labels (0-2) and weights from ``.npz`` files (``x``, ``y``
+    and, optionally, ``w``; 1 without), or made (and kept in ``save``). MeasuresError for a
+    file that is not such measures."""
     if data:
-        xs, ys = [], []
+        xs, ys, ws = [], [], []
         for f in data:
             try:
                 with np.load(f) as part:
                     x, y = part["x"], part["y"]
+                    w = part["w"] if "w" in part.files else np.ones(len(y))
             except (OSError, ValueError, KeyError) as exc:
                 raise MeasuresError(f"{f}: not an .npz file of measures x and labels y ({exc})") from None
             if x.ndim != 2 or x.shape[1] != width or y.shape != (len(x),):
@@ -273,20 +345,23 @@ def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndar
                                     f"expected N x {width} and N")
             if len(y) and (y.min() < 0 or y.max() > 2):
                 raise MeasuresError(f"{f}: labels must be 0, 1 or 2, found {y.min()} to {y.max()}")
+            if w.shape != y.shape or not (np.isfinite(w).all() and (w > 0).all()):
+                raise MeasuresError(f"{f}: weights w must be N positive numbers, one per label")
             xs.append(x)
             ys.append(y.astype(np.intp))
-        return np.concatenate(xs), np.concatenate(ys)
-    x, y = make()
+            ws.append(w.astype(np.float64))
+        return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
+    x, y, w = make()
     if save:
-        np.savez(save, x=x, y=y)
-    return x, y
+        np.savez(save, x=x, y=y, w=w)
+    return x, y, w
 
 
 def fit_and_write(x: np.ndarray, y: np.ndarray, path: Path, things: str, classes: tuple[str, str, str],
-                  what: str = "pyramid", by: str = "vision.recognize_train") -> None:
-    """Fit the ensemble, say how many of each class and how well it fits them (stderr),
-    and write its weights."""
-    ensemble = fit(x, y)
+                  what: str = "pyramid", by: str = "vision.recognize_train", w: np.ndarray | None = None) -> None:
+    """Fit the ensemble (each sample weighted ``w``), say how many of each class and how
+    well it fits them (stderr), and write its weights."""
+    ensemble = fit(x, y, w)
     p = ensemble.probabilities(x)
     counts = np.bincount(y, minlength=3)
     print(f"trained on {len(y)} {things} ({', '.join(f'{c} {n}' for c, n in zip(classes, counts))}); "

@@ -1,0 +1,71 @@
+"""``python -m vision.recognize_train``: measures with weights (the path traced frames of
+``--pbr`` count more than the project's own), refused when the weights are not weights,
+and a fit that the weights move."""
+
+from __future__ import annotations
+
+import random
+import runpy
+
+import numpy as np
+import pytest
+
+from vision.geometry import load_board
+from vision.recognize_features import NAMES
+from vision.recognize_model import Ensemble, Model
+from vision.recognize_train import FrameMeasures, dataset, fit, main, scenes
+
+PYRAMID = load_board("pyramid-4")
+
+
+def _weights(path) -> Ensemble:
+    return Ensemble(tuple(Model.from_dict(d) for d in runpy.run_path(str(path))["WEIGHTS"]))
+
+
+def test_frame_measures_are_the_training_sets_own():
+    """The measures ``--pbr`` takes of a path traced frame are those :func:`dataset` takes
+    of the project's frames: the same function, so one frame measured either way agrees."""
+    x, y, meta = dataset(PYRAMID, 11, 2)
+    sc = [*scenes(PYRAMID, random.Random(11), 2)]
+    again = [m for s in sc for m in FrameMeasures.of(PYRAMID)(s, s.frame.image)]
+    assert len(again) == len(y) > 10
+    assert np.array_equal(np.array([m[0] for m in again]), x) and [m[1] for m in again] == y.tolist()
+    assert [m[2] for m in again] == [name for _, name, _ in meta]
+
+
+def test_a_sample_weighted_more_pulls_the_fit_towards_its_label():
+    """Without weights, the fit is the one it was (each class weighted equally); weighted,
+    a sample counts for more within its class."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(90, len(NAMES)))
+    y = np.repeat([0, 1, 2], 30)
+    plain = fit(x, y, models=1, epochs=40).probabilities(x)
+    assert np.array_equal(fit(x, y, np.ones(90), models=1, epochs=40).probabilities(x), plain)
+    # one point, given twice with opposite labels: the heavier label wins there
+    x2 = np.vstack([x, x[:1], x[:1]])
+    y2 = np.concatenate([y, [0, 1]])
+    w = np.ones(92)
+    w[-1] = 30.0
+    heavy = fit(x2, y2, w, models=1, epochs=200).probabilities(x2[-1:])[0]
+    light = fit(x2, y2, models=1, epochs=200).probabilities(x2[-1:])[0]
+    assert heavy[1] > light[1] + 0.1, (heavy, light)
+
+
+def test_weights_in_a_file_of_measures_are_used_and_checked(tmp_path, capsys):
+    """``--data`` takes an optional ``w`` per label; a file whose weights are not N positive
+    numbers is refused with exit status 2 and the file named on stderr, no weights written."""
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(60, len(NAMES)))
+    y = np.repeat([0, 1, 2], 20)
+    np.savez(tmp_path / "m.npz", x=x, y=y, w=np.full(60, 2.0))
+    out = tmp_path / "weights.py"
+    assert main(["--data", str(tmp_path / "m.npz"), "--out", str(out)]) == 0
+    assert _weights(out).probabilities(x).shape == (60, 3)
+    for name, w in (("short.npz", np.ones(59)), ("zero.npz", np.r_[np.ones(59), 0.0]),
+                    ("nan.npz", np.r_[np.ones(59), np.nan])):
+        np.savez(tmp_path / name, x=x, y=y, w=w)
+        with pytest.raises(SystemExit) as stop:
+            main(["--data", str(tmp_path / name), "--out", str(tmp_path / "never.py")])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and str(tmp_path / name) in err and "weights w must be" in err, (name, err)
+    assert not (tmp_path / "never.py").exists()
