@@ -846,6 +846,27 @@ def test_a_red_ball_seen_little_darker_and_less_red_than_the_others_is_unknown()
     assert odd_red({0: red(-2.98, 1.77, 0.31)}, Thresholds())[0].code == "R"  # no other red to go by
 
 
+def test_a_red_ball_read_at_dark_ball_judges_a_sliver_only_on_the_base():
+    """``odd_red``'s fellows: balls read red at P(ball) 0.99, and base balls read red at
+    ``dark_ball`` (no empty hollow is red). A place above the base read red at less may be
+    the balls below seen through it, and judges none."""
+    def red(level: float, rg: float, seen: float, p: float) -> Reading:
+        return Reading("R", "seen", (0.0, p, 0.0), colour=(level, level + 0.5, rg, 0.3, 0.8, 0.0), seen=seen)
+
+    sliver = red(-2.98, 2.06, 0.37, 1.0)  # 4400157 1a1 through a webcam: 0.19 less red than its fellows
+    fellows = {1: red(-1.3, 2.25, 0.9, 0.98), 2: red(-1.4, 2.26, 0.9, 1.0)}
+    base = {0, 1, 2}
+    assert odd_red(fellows | {0: sliver}, Thresholds(), base)[0].code == "?"
+    # two places above the base read at 0.92 and 0.95, darker and less red: not fellows...
+    upper = {3: red(-2.9, 2.08, 0.6, 0.92), 4: red(-2.9, 2.1, 0.6, 0.95)}
+    assert odd_red(fellows | upper | {0: sliver}, Thresholds(), base)[0].code == "?"
+    # ... for as fellows they would move the median, and the sliver would be read red
+    assert odd_red(fellows | upper | {0: sliver}, Thresholds(), base | {3, 4})[0].code == "R"
+    # 1 at 0.98 above the base judges none: 2 alone still does, and with 1 alone none is left
+    assert odd_red(fellows | {0: sliver}, Thresholds(), {0})[0].code == "?"
+    assert odd_red({1: fellows[1], 0: sliver}, Thresholds(), {0})[0].code == "R"
+
+
 def test_an_upper_ball_seen_little_in_line_with_a_lower_ball_is_unknown():
     """From the side, the base ball behind an empty level-2 place fills much of where a ball
     there would be seen (frame 1200042 in test_frames_once_misread shows it, and 4400152 and

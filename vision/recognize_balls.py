@@ -243,7 +243,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th), hollows, th)
     readings = slivers(layout, geo, readings, maybe, th)
     if RED in letters:  # after slivers, which leave the balls resting on one read
-        readings = odd_red(readings, th)
+        readings = odd_red(readings, th, {i for i in readings if levels[i] == 1})
     readings = lookalikes(layout, geo, readings, th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import statistics
+from typing import Collection
 from dataclasses import replace
 
 import numpy as np
@@ -152,15 +153,20 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     return out
 
 
-def odd_red(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] = ()) -> dict[int, Reading]:
     """A ball read red, seen little, that is both darker and less red than this frame's
     other balls read red is unknown: where part of a black ball shows among red ones, the
     blur and JPEG's coarse colour mix their red into it, and it stays darker than they are.
-    Shade makes a red ball darker, but leaves it as red."""
+    Shade makes a red ball darker, but leaves it as red. The fellows it is held against are
+    balls read red at P(ball) ``th.ball``, and those of ``base`` (the base level's places)
+    read at ``th.dark_ball``: no empty hollow is red, while a place above the base read red
+    at less may be the red balls below it seen through it (4400157 through a webcam: two
+    such places moved the median a black sliver was held against, and it was read red)."""
     reds = {i: r for i, r in readings.items() if r.code == RED and r.colour}
+    judges = {i: r for i, r in reds.items() if not r.p[1] < (th.dark_ball if i in base else th.ball)}
     out = dict(readings)
     for i, r in reds.items():
-        apart = _against_fellows(reds, i, th.ball) if r.seen < th.odd_red_seen else None
+        apart = _against_fellows(judges | {i: r}, i) if r.seen < th.odd_red_seen else None
         if apart is None:
             continue
         less, darker = -apart[0], apart[1]
