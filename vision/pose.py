@@ -2,9 +2,9 @@
 
 The camera model is the one an uncalibrated webcam allows: principal point at the image
 centre, square pixels, no distortion; only the focal length is unknown. It is estimated
-from the plane homography of the marker corners (Zhang's two constraints with the
-principal point known), refined with the pose by least squares, and pulled towards a
-typical webcam's focal length as far as the view leaves it uncertain: seen nearly
+(vision/pose_focal.py) from the plane homography of the marker corners (Zhang's two
+constraints with the principal point known), refined with the pose by least squares, and
+pulled towards a typical webcam's focal length as far as the view leaves it uncertain: seen nearly
 fronto-parallel, a plane does not tell the focal length at all (the distance and the focal
 length trade off exactly). The pose then still maps the board's surface right, and points
 above it (the balls) move by a few per cent of their height at most.
