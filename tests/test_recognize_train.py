@@ -10,10 +10,12 @@ import runpy
 import numpy as np
 import pytest
 
+from vision.border_train import _weighted
 from vision.geometry import load_board
+from vision.recognize_border import FEATURES
 from vision.recognize_features import NAMES
 from vision.recognize_model import Ensemble, Model
-from vision.recognize_train import FrameMeasures, dataset, fit, main, scenes
+from vision.recognize_train import FrameMeasures, dataset, fit, main, measures, scenes
 
 PYRAMID = load_board("pyramid-4")
 
@@ -69,3 +71,17 @@ def test_weights_in_a_file_of_measures_are_used_and_checked(tmp_path, capsys):
         err = capsys.readouterr().err
         assert stop.value.code == 2 and str(tmp_path / name) in err and "weights w must be" in err, (name, err)
     assert not (tmp_path / "never.py").exists()
+
+
+def test_measures_saved_with_their_weights_train_the_same_model_again(tmp_path):
+    """``--save`` keeps the measures made with their weights; given back with ``--data``
+    they fit the same weights file (for both models' trainers)."""
+    saved, first, again = tmp_path / "m.npz", tmp_path / "first.py", tmp_path / "again.py"
+    assert main(["--frames", "2", "--seed", "3", "--save", str(saved), "--out", str(first)]) == 0
+    with np.load(saved) as part:
+        assert part["x"].shape == (len(part["y"]), len(NAMES)) and part["w"].tolist() == [1.0] * len(part["y"])
+    assert main(["--data", str(saved), "--out", str(again)]) == 0
+    assert first.read_text() == again.read_text()
+    x, y = np.zeros((4, FEATURES)), np.array([0, 1, 2, 1])
+    measures([], str(tmp_path / "b.npz"), lambda: _weighted(x, y), FEATURES)
+    assert measures([str(tmp_path / "b.npz")], None, lambda: _weighted(x, y), FEATURES)[2].tolist() == [1.0] * 4

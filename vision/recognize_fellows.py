@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import math
 import statistics
-from typing import Collection
 from dataclasses import replace
+from typing import Collection
 
 import numpy as np
 
