@@ -54,9 +54,10 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
     while staying well above the black balls themselves. (Black balls lit and in shadow
     differ too, by up to 2.15 on the benchmark: a thin margin, Thresholds.odd_black.)"""
     blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
+    judges = {i: r for i, r in blacks.items() if not r.p[1] < th.ball}  # one read at dark_ball judges none
     out = dict(readings)
     for i, r in blacks.items():
-        apart = _against_fellows(blacks, i, th.ball)
+        apart = _against_fellows(r, i, judges)
         if apart is not None and -apart[1] >= th.odd_black:
             out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
                              "a white ball in shadow", r.p, r.shares, seen=r.seen)
@@ -137,7 +138,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
                              r.p, r.shares, seen=r.seen)
             continue
-        apart = _against_fellows(wooden, i)
+        apart = _against_fellows(r, i, wooden)
         if apart is None:
             continue
         # towards the other wood: light wood read redder and darker, dark wood less red and lighter
@@ -166,7 +167,7 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
     judges = {i: r for i, r in reds.items() if not r.p[1] < (th.dark_ball if i in base else th.ball)}
     out = dict(readings)
     for i, r in reds.items():
-        apart = _against_fellows(judges | {i: r}, i) if r.seen < th.odd_red_seen else None
+        apart = _against_fellows(r, i, judges) if r.seen < th.odd_red_seen else None
         if apart is None:
             continue
         less, darker = -apart[0], apart[1]
@@ -177,13 +178,12 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
     return out
 
 
-def _against_fellows(balls: dict[int, Reading], i: int, sure: float = 0.0) -> tuple[float, float] | None:
-    """How much redder (log red/green) and darker (log level) ball ``i`` is than the median
-    of the other balls of ``balls`` read in its colour, or None when there are none. (Plain
-    medians: a few dozen balls at most.) With ``sure``, only balls read at P(ball) ``sure``
-    or more are fellows: one read at ``Thresholds.dark_ball`` is judged, but judges none."""
-    r = balls[i]
-    fellows = [f.colour for j, f in balls.items() if j != i and f.code == r.code and not f.p[1] < sure]
+def _against_fellows(r: Reading, i: int, judges: dict[int, Reading]) -> tuple[float, float] | None:
+    """How much redder (log red/green) and darker (log level) ball ``r`` (position ``i``) is
+    than the median of the other balls of ``judges`` read in its colour, or None when there
+    are none. (Plain medians: a few dozen balls at most.) The caller says which balls may
+    judge: a ball it leaves out is still judged, but judges none."""
+    fellows = [f.colour for j, f in judges.items() if j != i and f.code == r.code]
     if not fellows:
         return None
     return (r.colour[2] - statistics.median(c[2] for c in fellows),
