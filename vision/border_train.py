@@ -72,11 +72,6 @@ def dataset(first: int, frames: int) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(xs), np.concatenate(ys)
 
 
-def _weighted(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Measures and labels with a weight of 1 each, as ``--save`` keeps them."""
-    return x, y, np.ones(len(y))
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--frames", type=int, default=500, help="frames per look (twice as many through webcams)")
@@ -86,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(Path(__file__).with_name("border_weights.py")))
     args = parser.parse_args(argv)
     try:
-        x, y, w = measures(args.data, args.save, lambda: _weighted(*dataset(args.first, args.frames)), FEATURES)
+        x, y, w = measures(args.data, args.save, lambda: (*dataset(args.first, args.frames), None), FEATURES)
     except MeasuresError as exc:
         parser.error(str(exc))
     fit_and_write(x, y, Path(args.out), "borders", ("bare", "white", "black"), "border", "vision.border_train", w)

@@ -301,11 +301,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.pbr_weight > 0:
         parser.error(f"--pbr-weight must be above 0, not {args.pbr_weight}")
 
-    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         board = load_board("pyramid-4")
         x, y = dataset(board, args.seed, args.frames)[:2]
         if args.pbr <= 0:
-            return x, y, np.ones(len(y))
+            return x, y, None
         try:
             px, py = pbr_dataset(board, PBR_FIRST, args.pbr)
         except RuntimeError as exc:  # no Mitsuba: the message says how to install it
@@ -326,11 +326,12 @@ class MeasuresError(ValueError):
     """A file of measures that cannot be trained on: the message names it and says why."""
 
 
-def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray]],
+def measures(data: list[str], save: str | None,
+             make: Callable[[], tuple[np.ndarray, np.ndarray, np.ndarray | None]],
              width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Measures (N x ``width``), labels (0-2) and weights from ``.npz`` files (``x``, ``y``
-    and, optionally, ``w``; 1 without), or made (and kept in ``save``). MeasuresError for a
-    file that is not such measures."""
+    and, optionally, ``w``; 1 without), or made (weights None: 1 each; and kept in
+    ``save``). MeasuresError for a file that is not such measures."""
     if data:
         xs, ys, ws = [], [], []
         for f in data:
@@ -352,6 +353,7 @@ def measures(data: list[str], save: str | None, make: Callable[[], tuple[np.ndar
             ws.append(w.astype(np.float64))
         return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
     x, y, w = make()
+    w = np.ones(len(y)) if w is None else w
     if save:
         np.savez(save, x=x, y=y, w=w)
     return x, y, w
