@@ -10,6 +10,7 @@ import runpy
 import numpy as np
 import pytest
 
+import vision.render_pbr
 from vision.geometry import load_board
 from vision.recognize_border import FEATURES
 from vision.recognize_features import NAMES
@@ -84,3 +85,21 @@ def test_measures_saved_with_their_weights_train_the_same_model_again(tmp_path):
     x, y = np.zeros((4, FEATURES)), np.array([0, 1, 2, 1])
     measures([], str(tmp_path / "b.npz"), lambda: (x, y, None), FEATURES)  # as border_train makes them
     assert measures([str(tmp_path / "b.npz")], None, lambda: (x, y, None), FEATURES)[2].tolist() == [1.0] * 4
+
+
+def test_path_traced_frames_asked_for_without_mitsuba_or_in_bad_numbers_are_refused(tmp_path, capsys, monkeypatch):
+    """``--pbr`` without Mitsuba says how to install it; a negative count or a weight of 0
+    is refused; each with exit status 2, a line on stderr and no weights written."""
+    def missing():
+        raise RuntimeError("vision.render_pbr needs Mitsuba 3: pip install 'tabletop-arbiter[pbr]'")
+
+    monkeypatch.setattr(vision.render_pbr, "_mitsuba", missing)
+    out = tmp_path / "weights.py"
+    for args, why in ((["--frames", "1", "--pbr", "1"], "--pbr: vision.render_pbr needs Mitsuba 3: pip install"),
+                      (["--pbr", "-1"], "--pbr must be 0 or more frames, not -1"),
+                      (["--pbr-weight", "0"], "--pbr-weight must be above 0, not 0.0")):
+        with pytest.raises(SystemExit) as stop:
+            main([*args, "--out", str(out)])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and why in err, (args, err)
+    assert not out.exists()

@@ -300,6 +300,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.pbr_weight > 0:
         parser.error(f"--pbr-weight must be above 0, not {args.pbr_weight}")
+    if args.pbr < 0:
+        parser.error(f"--pbr must be 0 or more frames, not {args.pbr}")
 
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         board = load_board("pyramid-4")
