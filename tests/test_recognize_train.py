@@ -15,7 +15,8 @@ from vision.geometry import load_board
 from vision.recognize_border import FEATURES
 from vision.recognize_features import NAMES
 from vision.recognize_model import Ensemble, Model
-from vision.recognize_train import FrameMeasures, dataset, fit, main, measures, scenes
+from vision.recognize_train import (MID_MOVE_TRAIN_SEED, FrameMeasures, dataset, fit, main, measures,
+                                    mid_move_position, scenes)
 
 PYRAMID = load_board("pyramid-4")
 
@@ -97,9 +98,33 @@ def test_path_traced_frames_asked_for_without_mitsuba_or_in_bad_numbers_are_refu
     out = tmp_path / "weights.py"
     for args, why in ((["--frames", "1", "--pbr", "1"], "--pbr: vision.render_pbr needs Mitsuba 3: pip install"),
                       (["--pbr", "-1"], "--pbr must be 0 or more frames, not -1"),
-                      (["--pbr-weight", "0"], "--pbr-weight must be above 0, not 0.0")):
+                      (["--pbr-weight", "0"], "--pbr-weight must be above 0, not 0.0"),
+                      (["--mid-move", "-2"], "--mid-move must be 0 or more frames, not -2")):
         with pytest.raises(SystemExit) as stop:
             main([*args, "--out", str(out)])
         err = capsys.readouterr().err
         assert stop.value.code == 2 and why in err, (args, err)
     assert not out.exists()
+
+
+def test_mid_move_frames_teach_empty_sparks_hollows(tmp_path):
+    """``--mid-move`` adds frames whose Sparks positions have empty base hollows, labelled
+    empty, which no legal Sparks position shows (the training set's own Sparks frames have
+    none); its measures are those :func:`dataset` takes of such frames, after the
+    project's own."""
+    x, y, meta = dataset(PYRAMID, MID_MOVE_TRAIN_SEED, 4, position=mid_move_position)
+    frames = [*scenes(PYRAMID, random.Random(MID_MOVE_TRAIN_SEED), 4, position=mid_move_position)]
+    legal = [*scenes(PYRAMID, random.Random(MID_MOVE_TRAIN_SEED), 4)]
+    base = [p.name for p in PYRAMID.positions if p.name[0] == "1"]
+    assert any(sc.game == "sparks" for sc in legal)
+    assert not any(sc.cells.get(n, ".") == "." for sc in legal if sc.game == "sparks" for n in base)
+    empty = [i for i, (k, name, content) in enumerate(meta)
+             if frames[k].game == "sparks" and name in base and content == "."]
+    assert len(empty) >= 8 and all(y[i] in (0, 2) for i in empty)
+    saved, own = tmp_path / "m.npz", tmp_path / "own.npz"
+    assert main(["--frames", "2", "--seed", "3", "--mid-move", "4", "--save", str(saved),
+                 "--out", str(tmp_path / "w.py")]) == 0
+    assert main(["--frames", "2", "--seed", "3", "--save", str(own), "--out", str(tmp_path / "w2.py")]) == 0
+    with np.load(saved) as both, np.load(own) as alone:
+        assert np.array_equal(both["x"], np.concatenate([alone["x"], x]))
+        assert np.array_equal(both["y"], np.concatenate([alone["y"], y]))

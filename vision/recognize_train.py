@@ -1,7 +1,8 @@
 """Fit the pyramid model (vision/recognize_model.py) on rendered frames and write
 vision/recognize_weights.py:
 
-    python -m vision.recognize_train [--frames 1200] [--seed 1] [--pbr 300 [--pbr-weight 3]]
+    python -m vision.recognize_train [--frames 1200] [--seed 1] [--mid-move 300]
+                                     [--pbr 300 [--pbr-weight 3]]
 
 Frames come from the renderer with random games (random legal play), cameras, light,
 hands, table colours, sensor noise, blur and JPEG, and with the plate's and the balls'
@@ -9,7 +10,10 @@ colours varied around the geometry file's defaults, so that the model learns sha
 shading relative to the plate rather than this renderer's exact colours. With ``--pbr``,
 scenes of the same kind path traced by Mitsuba 3 (vision/render_pbr.py, no hands) are
 measured too, each position weighted ``--pbr-weight``: glossy balls reflect the room and
-light bounces between the pieces, which this project's renderer does not draw.
+light bounces between the pieces, which this project's renderer does not draw. With
+``--mid-move``, more frames whose Sparks positions show empty base hollows under balls,
+as a board does while a coal is taken (:func:`mid_move_position`; seeds apart from the
+benchmark's).
 """
 
 from __future__ import annotations
@@ -49,6 +53,9 @@ MIN_SAMPLES = Thresholds().min_samples
 #: the first seed of the path traced training frames (``--pbr``): apart from the seeds the
 #: path traced benchmark reads (benchmarks/bench_vision_pbr.py, 7,000,000 on)
 PBR_FIRST = 7_500_000
+#: the seed of the mid-move training frames (``--mid-move``): apart from the seeds the
+#: benchmark's mid-move row and the looks read (5,000,000 on)
+MID_MOVE_TRAIN_SEED = 7_700_000
 #: the random sets' looks (benchmarks/bench_vision_random.py): as rendered, through the
 #: seed's random webcam, with colours far from the defaults, under a soft bouncing light,
 #: with a white balance drifting across the frame, with a large soft shadow over part of it,
@@ -188,14 +195,17 @@ def label(truth, content: str) -> int:
     return 0 if content == "." else 1
 
 
-def dataset(board: Board, seed: int, frames: int, *, hands: float = 0.35) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+def dataset(board: Board, seed: int, frames: int, *, hands: float = 0.35,
+            position: Callable[[str, random.Random, int], dict[str, str]] = random_position
+            ) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """Measures (N x F), labels (0 empty, 1 ball, 2 hand) and (frame, position, content).
     Positions are measured as recognition does, level by level from the top, with the true
-    contents of the levels above (what a correct reading of them would give)."""
+    contents of the levels above (what a correct reading of them would give). ``position``
+    draws the cells (:func:`scenes`)."""
     rng = random.Random(seed)
     measure = FrameMeasures.of(board)
     xs, ys, meta = [], [], []
-    for k, sc in enumerate(scenes(board, rng, frames, hands=hands)):
+    for k, sc in enumerate(scenes(board, rng, frames, hands=hands, position=position)):
         for x, y, name in measure(sc, sc.frame.image):  # type: ignore[attr-defined]
             xs.append(x)
             ys.append(y)
@@ -293,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pbr", type=int, default=0, help="path traced frames to measure too (Mitsuba 3, ~5 s each)")
     parser.add_argument("--pbr-weight", type=float, default=3.0, help="the weight of each path traced position")
+    parser.add_argument("--mid-move", type=int, default=0,
+                        help="more frames whose Sparks positions show empty hollows, as mid-move")
     parser.add_argument("--data", nargs="*", default=[],
                         help=".npz files of measures (x, y, optional weights w) to train on instead")
     parser.add_argument("--save", help="keep the measures in this .npz")
@@ -302,10 +314,15 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--pbr-weight must be above 0, not {args.pbr_weight}")
     if args.pbr < 0:
         parser.error(f"--pbr must be 0 or more frames, not {args.pbr}")
+    if args.mid_move < 0:
+        parser.error(f"--mid-move must be 0 or more frames, not {args.mid_move}")
 
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         board = load_board("pyramid-4")
         x, y = dataset(board, args.seed, args.frames)[:2]
+        if args.mid_move > 0:
+            mx, my = dataset(board, MID_MOVE_TRAIN_SEED, args.mid_move, position=mid_move_position)[:2]
+            x, y = np.concatenate([x, mx]), np.concatenate([y, my])
         if args.pbr <= 0:
             return x, y, None
         try:
