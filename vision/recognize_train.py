@@ -11,9 +11,9 @@ shading relative to the plate rather than this renderer's exact colours. With ``
 scenes of the same kind path traced by Mitsuba 3 (vision/render_pbr.py, no hands) are
 measured too, each position weighted ``--pbr-weight``: glossy balls reflect the room and
 light bounces between the pieces, which this project's renderer does not draw. With
-``--mid-move``, more frames whose Sparks positions show empty base hollows under balls,
-as a board does while a coal is taken (:func:`mid_move_position`; seeds apart from the
-benchmark's).
+``--mid-move``, more frames whose Sparks positions show empty base hollows (with balls
+resting on the full ones), as a board does while a coal is taken
+(:func:`mid_move_position`; seeds apart from the benchmark's).
 """
 
 from __future__ import annotations
