@@ -89,8 +89,9 @@ def test_measures_saved_with_their_weights_train_the_same_model_again(tmp_path):
 
 
 def test_path_traced_frames_asked_for_without_mitsuba_or_in_bad_numbers_are_refused(tmp_path, capsys, monkeypatch):
-    """``--pbr`` without Mitsuba says how to install it; a negative count or a weight of 0
-    is refused; each with exit status 2, a line on stderr and no weights written."""
+    """``--pbr`` without Mitsuba says how to install it; a negative count, a weight of 0, or
+    frames to make beside ``--data`` are refused; each with exit status 2, a line on
+    stderr and no weights written."""
     def missing():
         raise RuntimeError("vision.render_pbr needs Mitsuba 3: pip install 'tabletop-arbiter[pbr]'")
 
@@ -99,7 +100,9 @@ def test_path_traced_frames_asked_for_without_mitsuba_or_in_bad_numbers_are_refu
     for args, why in ((["--frames", "1", "--pbr", "1"], "--pbr: vision.render_pbr needs Mitsuba 3: pip install"),
                       (["--pbr", "-1"], "--pbr must be 0 or more frames, not -1"),
                       (["--pbr-weight", "0"], "--pbr-weight must be above 0, not 0.0"),
-                      (["--mid-move", "-2"], "--mid-move must be 0 or more frames, not -2")):
+                      (["--mid-move", "-2"], "--mid-move must be 0 or more frames, not -2"),
+                      (["--data", str(tmp_path / "m.npz"), "--mid-move", "3"],
+                       "with --data the measures come from the files alone")):
         with pytest.raises(SystemExit) as stop:
             main([*args, "--out", str(out)])
         err = capsys.readouterr().err

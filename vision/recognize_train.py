@@ -316,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--pbr must be 0 or more frames, not {args.pbr}")
     if args.mid_move < 0:
         parser.error(f"--mid-move must be 0 or more frames, not {args.mid_move}")
+    if args.data and (args.pbr or args.mid_move):
+        parser.error("--pbr and --mid-move make measures of new frames; with --data the measures come "
+                     "from the files alone")
 
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         board = load_board("pyramid-4")
