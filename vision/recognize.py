@@ -18,7 +18,7 @@ stream of frames pays for it once; :func:`recognize` builds one per call.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
@@ -26,6 +26,7 @@ import numpy as np
 from host.observation import Observation
 
 from .calibration_colours import BallPalette, TilePalette, tile_chroma
+from .frame_still import StillBoard, region
 from .geometry import Board
 from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, pose_from
 from .pose_track import MarkerTracker
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 LETTERS = {"pylos": "LD", "sparks": "WBR"}
 #: a new pose that moves the board less than this (pixels) keeps the previous one
 STEADY_PX = 0.3
+#: a reading stands for unchanged frames up to this long after its frame (seconds)
+HOLD_S = 1.0
 
 
 class RecognitionError(ValueError):
@@ -65,6 +68,8 @@ class Recognition:
     hand: bool = False
     #: pyramid boards: the model's (empty, ball, hand) probabilities per position
     probabilities: Mapping[str, tuple[float, float, float]] = field(default_factory=dict)
+    #: the reading of an earlier frame, which this one shows unchanged (vision/frame_still.py)
+    held: bool = False
 
     @property
     def ok(self) -> bool:
@@ -97,15 +102,18 @@ class Recognizer:
     confidence pull their prototype a little towards what they measured, within a bound
     of the calibrated (or default) value (vision/calibration_colours.py). The markers are
     looked for first where the last frame had them (:class:`MarkerTracker`), and the last
-    pose is kept while the frames show the markers exactly where it was found; a pyramid's
-    levels are measured guessing the last frame's contents (vision/recognize_levels.py).
-    That state lives in this instance. On a grid, ``border_model`` (the shipped one by
-    default) looks again at borders read bare or white (vision/recognize_border.py)."""
+    pose is kept while the frames show the markers exactly where it was found; while the
+    board's region too is unchanged since the last frame read in full, that frame's reading
+    stands, for up to ``hold`` seconds of frame time (vision/frame_still.py; 0: read every
+    frame in full); a pyramid's levels are measured guessing the last frame's contents
+    (vision/recognize_levels.py). That state lives in this instance. On a grid,
+    ``border_model`` (the shipped one by default) looks again at borders read bare or white
+    (vision/recognize_border.py)."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
                  calibration: Calibration | None = None, adapt: bool = False,
-                 border_model: Ensemble | None = None):
+                 border_model: Ensemble | None = None, hold: float = HOLD_S):
         if calibration is not None:
             if calibration.board != board.name:
                 raise RecognitionError(f"the calibration is for board {calibration.board}, not {board.name}")
@@ -132,6 +140,12 @@ class Recognizer:
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
+        self.hold = hold
+        self.still = StillBoard()
+        #: the reading of the last frame read in full, when its pose came from the frames
+        self._last: Recognition | None = None
+        #: the image box compared for a pose and frame size: (pose, shape, box)
+        self._region: tuple[Pose, tuple[int, ...], tuple[slice, slice] | None] | None = None
         #: which positions the last frame's reading took to maybe hold a ball
         #: (vision/recognize_levels.py: the next reading's guess)
         self._present: np.ndarray | None = None
@@ -220,9 +234,14 @@ class Recognizer:
         if image.ndim != 3 or image.shape[2] != 3:
             grey = as_grey(image)
             image = np.repeat(grey[..., None], 3, axis=2)
+        found = pose is None
         if pose is None:
             pose = self._held_pose(image)
-            if pose is None:
+            if pose is not None:
+                still = self._still_reading(image, t, pose)
+                if still is not None:
+                    return still
+            else:
                 grey = as_grey(image) if grey is None else grey
                 if int(grey.max()) - int(grey.min()) < 16:
                     return self.unknown(t, "blank frame (no contrast): is the lens covered or the room dark?")
@@ -254,8 +273,41 @@ class Recognizer:
             probabilities = {}
             if tiles is not None and self.adapt and not hands.present:
                 tiles.adapt(cells, self.grid.names, *tile_chroma(image, self.grid, geo, plate))
-        return Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present,
-                           probabilities)
+        result = Recognition(Observation(t, cells), pose, self.board.name, self.game, None, details, hands.present,
+                             probabilities)
+        self._hold(image, result if found else None)
+        return result
+
+    def _still_reading(self, image: np.ndarray, t: float, pose: Pose) -> Recognition | None:
+        """The last reading, when ``image`` shows the board as its frame did (same pose,
+        region unchanged) within ``hold`` seconds of it."""
+        last = self._last
+        if last is None or last.pose is not pose or not 0.0 <= t - last.observation.t <= self.hold:
+            return None
+        if not self.still.unchanged(image):
+            return None
+        return replace(last, observation=replace(last.observation, t=t), held=True)
+
+    def _hold(self, image: np.ndarray, result: Recognition | None) -> None:
+        """Keep ``result`` and its frame's region to compare later frames with; None
+        (a pose passed in, which later frames need not share) keeps nothing."""
+        if result is None or result.pose is None or self.hold <= 0:
+            self._last = None
+            self.still.clear()
+            return
+        pose = result.pose
+        if self._region is None or self._region[0] is not pose or self._region[1] != image.shape:
+            self._region = (pose, image.shape, region(pose.project(self._region_points()), image.shape))
+        self._last = result
+        self.still.hold(image, self._region[2])
+
+    def _region_points(self) -> np.ndarray:
+        """Points whose image box holds all a reading looks at: the plate up to the top of
+        the highest piece, and the band round it that hands are looked for in."""
+        w, d = self.board.plate[0] / 2, self.board.plate[1] / 2
+        top = max(p.centre[2] for p in self.board.positions) + max(self.board.ball_diameter, 10.0)
+        box = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, top)])
+        return np.concatenate([box, *self.rings])
 
 
 def pose_shift(board: Board, old: Pose, new: Pose) -> float:
