@@ -1,7 +1,8 @@
 """Vision followed over time (vision/track.py) on simulated games seen by a camera on a stand
 (host/sim_vision.py, 800x600): positions left unknown on frames with no hand, single frames
 against tracked, wrong readings against the physical board on every frame, and the time the
-a tracked frame takes.
+a tracked frame takes (a still board's frames keep the reading of the last one read in
+full, vision/frame_still.py, as the daemon's do).
 
 These are the figures of docs/vision.md ("Simulated games through vision"): Pylos seeds 5-7,
 Sparks seeds 3-5 and Sparklies 9x9 seeds 2-3, 20 turns each, hands resting over the board for
@@ -21,6 +22,7 @@ import cv2
 from host.games import rules_for
 from host.sim import SimConfig, simulate_game
 from host.sim_vision import Cameras
+from vision.recognize import Recognizer
 from vision.score import score
 from vision.track import Tracker
 
@@ -39,9 +41,9 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
             sim = simulate_game(rules, random.Random(seed),
                                 SimConfig(seed=seed, game=game, max_turns=4 if quick else 20, hands=0.2))
             seen = Cameras(random.Random(seed), (800, 600)).for_game(game)
-            single = seen.recognizers[game]
             start = sim.view(sim.frames[0].board)
-            tracker = Tracker(single, known={n: v for n, v in start.items() if "?" not in v})
+            tracker = Tracker(seen.recognizers[game], known={n: v for n, v in start.items() if "?" not in v})
+            single = Recognizer(seen.board, game)  # its own: a pose passed in ends the tracker's hold
             for obs, truth in zip(sim.observations, sim.frames):
                 image = seen.image(truth.board, truth.hand)
                 t0 = time.perf_counter()

@@ -34,7 +34,7 @@ def test_borders_round_tiles_off_true_are_read_where_they_are_wide():
     borders 3.3 px wide): without leaving the tile's samples out, 105 characters were read
     right; with it, 34 controllers more, each right, and nothing else changes."""
     sc, image = frame_in_look(GRID, 1_100_004, "placed")
-    recognizer = Recognizer(GRID, sc.game)
+    recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
     assert recognizer.grid_geometry(recognizer.read(image).pose).border_px >= ON_TILE_PX
     cells, _, c = _read(recognizer, sc, image)
     with pytest.MonkeyPatch.context() as mp:
@@ -53,7 +53,7 @@ def test_on_a_thin_border_the_tiles_samples_still_count(monkeypatch):
     the tile's 8 samples of 20 leave 9 of 12 that pass for bare wood, blurred with the wood
     beyond the plate; counted, they are 9 of 20, and the controller is unclear."""
     sc, image = frame_in_look(GRID, 1_100_452, "plain")
-    recognizer = Recognizer(GRID, sc.game)
+    recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
     assert sc.cells["d4"] == "Gw"
     assert recognizer.grid_geometry(recognizer.read(image).pose).border_px < ON_TILE_PX
     cells, why, c = _read(recognizer, sc, image)
