@@ -197,7 +197,7 @@ class Tracker:
         #: grids: per cell, the ring's pixels and their brightness when it was bare wood
         self._bare: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         #: grids, the frame just read if it had no arm in view: every cell's ring pixels, their
-        #: brightness and which are in the image, and the frame in grey
+        #: brightness and which are in the image, and the frame
         self._rings: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         #: positions whose kept reading is the known start's, not the model's
         self._trusted: set[int] = set()
@@ -237,7 +237,8 @@ class Tracker:
         if self._rings is None or any(c[0] == "?" or c[1] not in ".?" for c in cells.values()):
             return []
         assert self._samples is not None
-        pts, lum, inside, grey = self._rings
+        pts, lum, inside, frame = self._rings
+        grey = frame if frame.ndim == 2 else frame.mean(axis=2)
         tile, on = _pixels(grey, self._samples.pixels[:, _TILE])
         framing = np.log(_median(lum, inside) / _median(tile[..., 0] + 1.0, on))
         took = []
@@ -414,10 +415,9 @@ class Tracker:
             return
         ring = self._samples.ring
         pts = np.stack([self._bare[i][0] if i in self._bare else ring[i] for i in range(len(self.names))])
-        grey = image if image.ndim == 2 else image.mean(axis=2)
-        lum, inside = _pixels(grey, pts)
-        lum = lum[..., 0] + 1.0
-        self._rings = (pts, lum, inside, grey)
+        px, inside = pixels_at(image, pts)
+        lum = px.mean(axis=-1).astype(np.float32) + 1.0  # the grey frame's (the channels' mean)
+        self._rings = (pts, lum, inside, image)
         for i, name in enumerate(self.names):
             code = cells[name]
             if len(code) != 2 or code[0] == "?":
