@@ -10,11 +10,12 @@ frame's reading stands for this one.
 
 The region is the box round the plate (up to the top of the highest piece) and the band
 the hands are looked for in. It is compared in blocks of :data:`BLOCK_PX` pixels: each
-block's mean of each colour channel, against the reference frame's. Averaging a block
-takes the sensor's noise down to a fraction of a level; a ball, a tile, a control plate's
-border or a hand moved into a block moves its mean by many levels. Any block off by more
-than :data:`LEVELS` is a change. A change of exposure or of the light is a change too:
-the next frame is read in full and becomes the reference.
+block's mean of each colour channel (rounded to a level), against the reference frame's.
+Averaging 64 pixels takes the sensor's noise and the encoder's down to a few levels (at
+most 6 on rendered frames, docs/vision.md); a ball, a tile, a control plate's border or a
+hand moved into a block moves its mean by many more. Any block off by more than
+:data:`LEVELS` is a change. A change of exposure or of the light is a change too: that
+frame is read in full and becomes the reference.
 """
 
 from __future__ import annotations
