@@ -61,14 +61,23 @@ class StillBoard:
         self._box: tuple[slice, slice] | None = None
         self._shape: tuple[int, ...] = ()
         self._ref: np.ndarray | None = None
+        #: the frame last found changed and its blocks: the frame then read in full is
+        #: held next, and its blocks need not be worked out again
+        self._changed: tuple[np.ndarray, tuple[slice, slice], np.ndarray] | None = None
 
     def hold(self, image: np.ndarray, box: tuple[slice, slice] | None) -> None:
         """Take ``image`` (its region ``box``) as the reference; None holds nothing."""
+        changed, self._changed = self._changed, None
         self._box, self._shape = box, image.shape
-        self._ref = blocks(image, box) if box is not None else None
+        if box is None:
+            self._ref = None
+        elif changed is not None and changed[0] is image and changed[1] == box:
+            self._ref = changed[2]
+        else:
+            self._ref = blocks(image, box)
 
     def clear(self) -> None:
-        self._ref = None
+        self._ref = self._changed = None
 
     @property
     def holding(self) -> bool:
@@ -78,5 +87,8 @@ class StillBoard:
         """Whether ``image`` (the reference's size) shows the region as the reference did."""
         if self._ref is None or self._box is None or image.shape != self._shape:
             return False
-        diff = cv2.absdiff(blocks(image, self._box), self._ref)
-        return float(diff.max()) <= LEVELS
+        seen = blocks(image, self._box)
+        if float(cv2.absdiff(seen, self._ref).max()) <= LEVELS:
+            return True
+        self._changed = (image, self._box, seen)
+        return False
