@@ -27,7 +27,7 @@ def _controller(ring_light: float) -> tuple[int, bool, bool]:
     ref = np.array([[0.5, 0.4, 0.25]])
     ring = ref[:, None, :] * ring_light * (1 + 0.02 * rng.standard_normal((1, 20, 3)))
     tile = np.array([[0.05, 0.3, 0.08]])
-    win, _, unlit, _, dark = _controllers(ring, np.ones((1, 20), dtype=bool), tile, ref, plate_albedos(GRID),
+    win, _, unlit, _, dark, *_ = _controllers(ring, np.ones((1, 20), dtype=bool), tile, ref, plate_albedos(GRID),
                                           ref[0])
     return int(win[0]), bool(unlit[0]), bool(dark[0])
 

@@ -29,6 +29,20 @@ from .recognize_plates import BARE_MIXED, _controllers, _squares
 
 #: a tile colour or controller needs this share of its samples
 SHARE = 0.75
+#: ... but a bare border needs only this share where no sample voted for a plate, the votes'
+#: median light is at least :data:`ALONE_LIGHT` of the wood's next to the cell, and their
+#: spill and light add up to at most :data:`ALONE_MIXED` (``BARE_MIXED``): the samples that
+#: do not vote are the tile's spill, blurred edges and noise, and with no plate's vote among
+#: the rest they say nothing against the wood. A black plate blurred with the wood beside it
+#: votes bare dimly (its votes' median light 0.2-0.65 on the benchmark's grid frames); a white
+#: plate in colours far from the defaults votes bare lit as the wood, with more of the tile
+#: added (1100129 d9: 65 % of its samples, light 0.85, adding up to 1.25; b2 and b7 at 53 %).
+#: On the first 300 frames of the benchmark's grid seeds in five looks (plain, webcam,
+#: far colours, soft light, pieces put down by hand), 5,045 bare borders left unknown for
+#: their share are read so, none wrong (docs/vision.md, Recognition)
+ALONE_SHARE = 0.6
+ALONE_LIGHT = 0.6
+ALONE_MIXED = 1.2
 #: the border must be at least this wide in the image (px) to be read
 MIN_BORDER_PX = 1.6
 #: ... and at least this wide to be read as a white plate beside a blue tile. Against the
@@ -368,11 +382,15 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     # a tile of a clear colour, unlike the wood, on a border wide enough to leave its spill out
     tiled = (share >= SHARE) & (alike >= SAME_AS_WOOD) & (geo.border_px >= ON_TILE_PX)
-    ctrl, cshare, unlit, summed, dark = _controllers(ring, ok_b, tile_median, ref, albedo, plate, tiled)
+    ctrl, cshare, unlit, summed, dark, bare_light, alone = _controllers(ring, ok_b, tile_median, ref, albedo, plate,
+                                                                         tiled)
+    # the share a controller needs: less for a bare border that no sample doubts (:data:`ALONE_SHARE`)
+    needed = np.where((ctrl == 0) & alone & (bare_light >= ALONE_LIGHT) & (summed <= ALONE_MIXED), ALONE_SHARE, SHARE)
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, summed, unlit, \
-        dark, cshare, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off,
-                                                   ok_b.sum(axis=1), overexposed, summed, unlit, dark, cshare, ctrl))
+        dark, cshare, needed, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin, skin_limit, other,
+                                                           off, ok_b.sum(axis=1), overexposed, summed, unlit, dark, cshare,
+                                                           needed, ctrl))
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -424,7 +442,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         elif unlit[i]:
             out[name] = CellReading(c + "?", "controller unclear: the border looks bare but is not lit like the wood "
                                               "next to it")
-        elif cshare[i] < SHARE:
+        elif cshare[i] < needed[i]:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
         elif c == "B" and ctrl[i] == 1 and geo.border_px < BLUE_WHITE_PX:
             out[name] = CellReading("B?", f"controller unclear: white beside a blue tile on a border {geo.border_px:.2f} "

@@ -128,7 +128,7 @@ def _border_fits(ring: np.ndarray, tile: np.ndarray, surfaces: list[np.ndarray]
 
 def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.ndarray,
                  albedo: dict[str, np.ndarray], plate: np.ndarray, tiled: np.ndarray | None = None
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per cell, each border sample (linear RGB) is explained as some of the tile's colour
     (blur spills it over the thin border; a sample that is a quarter spill or more does
     not vote) plus the border's own surface under some light: ``alpha * tile + s *
@@ -144,8 +144,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     winner (index into ``. w b``), its share of the samples (but for the tile's, where
     ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and
     where a bare border won, the median sum of its samples' spill and light
-    (:data:`BARE_MIXED`; 0 elsewhere), and where a bare border won that is dark all round
-    (:data:`DARK_LIGHT`)."""
+    (:data:`BARE_MIXED`; 0 elsewhere), where a bare border won that is dark all round
+    (:data:`DARK_LIGHT`), where a bare border won, the median light of its votes (0
+    elsewhere), and where the winner had every vote."""
     keys = (".", "w", "b")
     n_cells = len(ring)
     err, alpha, light, norm_ring = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])
@@ -178,6 +179,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
     unlit, summed, dark = np.zeros(n_cells, dtype=bool), np.zeros(n_cells), np.zeros(n_cells, dtype=bool)
+    bare_light = np.zeros(n_cells)
     won_bare = np.flatnonzero(win == keys.index("."))
     if len(won_bare):
         # the bare border's light and mixing, only where a bare border won
@@ -185,6 +187,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         (middle, mid_mixed), (lit, _) = percentiles(np.stack([picked_light[won_bare], mixed[won_bare]]), bare, [50, 75])
         unlit[won_bare] = (lit < BARE_LIGHT) | (middle > BARE_BRIGHT)
         summed[won_bare] = mid_mixed
+        bare_light[won_bare] = middle
         dim = won_bare[lit < BARE_LIGHT]
         if len(dim):
             # the wood's light in the bare fit, where less than half the tile's colour is added
@@ -199,7 +202,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         # (:data:`ON_TILE_PX`)
         on_tile = ok & tiled[:, None] & (pick(spill) >= 0.25)
         counted -= np.minimum(on_tile.sum(axis=1), ON_TILE_MOST * counted)
-    return win, votes[np.arange(n_cells), win] / np.maximum(counted, 1), unlit, summed, dark
+    won = votes[np.arange(n_cells), win]
+    alone = (won > 0) & (won == votes.sum(axis=1))
+    return win, won / np.maximum(counted, 1), unlit, summed, dark, bare_light, alone
 
 
 def plate_albedos(board: Board) -> dict[str, np.ndarray]:
