@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import Counter
 
 import numpy as np
+import pytest
 
 import vision.recognize_grid as recognize_grid
-import vision.recognize_plates as recognize_plates
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_plates import _controllers, plate_albedos
@@ -66,11 +66,53 @@ def test_with_an_arm_in_view_a_dark_border_stays_unknown(monkeypatch):
     view still keeps them `?`."""
     sc, image = frame_in_look(GRID, 6_400_147, "webcam")
     assert sc.cells["e1"][1] == sc.cells["e4"][1] == "."
-    for sides in (recognize_plates.DARK_SIDES, 3):
-        monkeypatch.setattr(recognize_plates, "DARK_SIDES", sides)
+    for sides in (recognize_grid.DARK_SIDES, 3):
+        monkeypatch.setattr(recognize_grid, "DARK_SIDES", sides)  # where the grid's reading asks it
         result = Recognizer(GRID, sc.game).read(image)
         assert result.hand
         for n in ("e1", "e4"):
             assert result.observation.cells[n] == sc.cells[n][0] + "?"
         if sides == 3:
             assert all("an arm is in view" in result.details[n] for n in ("e1", "e4"))
+
+
+@pytest.fixture(scope="module")
+def side_on():
+    """Seed 1,100,126 of the benchmark's grid set (plain, no arm in view), read with and
+    without black plates dark on three sides asked of the border model."""
+    sc, image = frame_in_look(GRID, 1_100_126, "plain")
+    recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
+    result = recognizer.read(image)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(recognize_grid, "DIM_SIDES", 5)  # no border has five sides: none asked
+        before = recognizer.read(image)
+    return sc, result, before
+
+
+def test_black_plates_dark_on_the_three_sides_in_view_are_read(side_on):
+    """Its camera looks from one side, and its tiles hide a side of their borders: black
+    plates dark on the other three were `?` ("not lit like the wood next to it"). Those the
+    border model calls black at 0.99 are read black, each right, and nothing else changes."""
+    sc, result, before = side_on
+    cells, why = dict(result.observation.cells), dict(result.details)
+    gained = [n for n in cells if cells[n] != before.observation.cells[n]]
+    assert len(gained) >= 10
+    for n in gained:
+        assert before.observation.cells[n] == cells[n][0] + "?"
+        assert "not lit like the wood" in before.details[n]
+        assert cells[n] == sc.cells[n] and cells[n][1] == "b"
+        assert why[n].startswith("read: a border dark on the sides in view")
+    c: Counter = Counter()
+    assert score(cells, sc.cells, c) == [] and c["wrong"] == 0
+
+
+@pytest.mark.parametrize("seed, cell", [(1_100_170, "b6"), (6_400_142, "f5")])
+def test_bare_borders_dark_on_two_sides_or_with_an_arm_in_view_stay_unknown(seed, cell):
+    """Through webcams: 1,100,170 b6, a bare border the tile's shadow darkens on the two
+    sides in view (the border model calls it black at 0.995); 6,400,142 f5, one an arm's
+    shadow darkens on a third, the arm in view."""
+    sc, image = frame_in_look(GRID, seed, "webcam")
+    result = Recognizer(GRID, sc.game).read(image)
+    assert sc.cells[cell][1] == "."
+    assert result.observation.cells[cell] == sc.cells[cell][0] + "?"
+    assert "not lit like the wood" in result.details[cell]

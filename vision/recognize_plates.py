@@ -35,6 +35,11 @@ DARK_LIGHT = 0.35
 #: shadow may darken a third (fresh 6400142 f5 and 6400147 e1 and e4 through webcams, read
 #: black when three sides were asked)
 DARK_SIDES = 4
+#: ... and a border dark so on this many sides, with no arm in view, may be a black plate
+#: whose fourth side the tile hides (a camera off to one side; vision/recognize_grid.py,
+#: ``BLACK_SURE``). A tile's shadow darkens two sides of a bare border; the third of the
+#: hand-shadowed borders above had an arm in view
+DIM_SIDES = 3
 #: nor may a bare border be lit more than this, as a median, relative to the wood next to it
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
 #: own wood is a white plate that the blur has tinted, or the wood next to it is shaded
@@ -144,8 +149,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     winner (index into ``. w b``), its share of the samples (but for the tile's, where
     ``tiled``: :data:`ON_TILE_PX`), where a bare border won but is not lit like wood, and
     where a bare border won, the median sum of its samples' spill and light
-    (:data:`BARE_MIXED`; 0 elsewhere), where a bare border won that is dark all round
-    (:data:`DARK_LIGHT`), where a bare border won, the median light of its votes (0
+    (:data:`BARE_MIXED`; 0 elsewhere), where a bare border won that is dark
+    (:data:`DARK_LIGHT`) on how many sides it is seen (0 elsewhere; dark all round at
+    :data:`DARK_SIDES`), where a bare border won, the median light of its votes (0
     elsewhere), and where the winner had every vote."""
     keys = (".", "w", "b")
     n_cells = len(ring)
@@ -178,7 +184,7 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     voting = ok & ((clear & bright_enough & ~clipped & ~bright) | glare)
     votes = np.stack([(voting & (best == k)).sum(axis=1) for k in range(3)], axis=1)
     win = votes.argmax(axis=1)
-    unlit, summed, dark = np.zeros(n_cells, dtype=bool), np.zeros(n_cells), np.zeros(n_cells, dtype=bool)
+    unlit, summed, dark = np.zeros(n_cells, dtype=bool), np.zeros(n_cells), np.zeros(n_cells, dtype=np.intp)
     bare_light = np.zeros(n_cells)
     won_bare = np.flatnonzero(win == keys.index("."))
     if len(won_bare):
@@ -193,9 +199,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
             # the wood's light in the bare fit, where less than half the tile's colour is added
             own = ok[dim] & (alpha[dim, :, 0] < 0.5)
             wood_light = percentiles(light[dim, :, 0], own, [50])[0]
-            # on every side (:data:`DARK_SIDES`)
+            # on how many sides (:data:`DARK_SIDES`, :data:`DIM_SIDES`)
             sides = (own.reshape(len(dim), 4, -1).sum(axis=2) >= 2).sum(axis=1)
-            dark[dim] = (sides >= DARK_SIDES) & (wood_light <= DARK_LIGHT)
+            dark[dim] = np.where(wood_light <= DARK_LIGHT, sides, 0)
     counted = ok.sum(axis=1).astype(np.float64)
     if tiled is not None and tiled.any():
         # where ``tiled``, the samples mostly of the tile's colour are not the border
