@@ -11,6 +11,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
+import vision.recognize_grid as recognize_grid
+
 from host.games import rules_for
 from host.sim import SimConfig, simulate_game
 from host.sim_vision import Cameras
@@ -147,15 +149,20 @@ def _read(tracker: Tracker, seen, board: dict[str, str], frames: int, gain: floa
     return result
 
 
-def test_a_sparklies_setup_gives_its_unread_borders_as_bare_wood_but_not_where_a_plate_may_lie():
+def test_a_sparklies_setup_gives_its_unread_borders_as_bare_wood_but_not_where_a_plate_may_lie(monkeypatch):
     """At 640x480 a still Sparklies start leaves some 20 borders unread (too thin, or the
     markers pin them down too loosely); the referee cannot start a game from it. Taken for
     the players' setup (``Tracker.bare``, what the daemon's camera does while it waits for
     a start), those borders are the bare wood, and a black plate put down later is read
     against it. On the board after the first turn the black plate at i6 is not read in a
     single frame either; there the setup is not taken for it: its border is far darker,
-    relative to its tile, than the other green tiles' borders."""
+    relative to its tile, than the other green tiles' borders. Since 2026-12-01 a single
+    frame reads i6 (dark on the three sides in view, ``DIM_SIDES``): it is asked of no
+    border here, so that i6 stays such a plate."""
     start, first = _sparklies_boards(1)
+    single = Cameras(random.Random(0), (640, 480), glare=False).for_game("sparklies")
+    assert Recognizer(single.board, "sparklies").read(single.image(first, frozenset())).observation.cells["i6"] == "Gb"
+    monkeypatch.setattr(recognize_grid, "DIM_SIDES", 5)  # no border has five sides
     seen = Cameras(random.Random(0), (640, 480), glare=False).for_game("sparklies")
     tracker = Tracker(Recognizer(seen.board, "sparklies"))
     cells = _read(tracker, seen, start, 3).observation.cells

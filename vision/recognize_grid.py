@@ -40,9 +40,9 @@ SHARE = 0.75
 #: as the wood, with more of the tile's colour added (1100129 d9: 65 % of its samples, light
 #: 0.85, adding up to 1.25; fresh 7100129 d2: 56 %, 0.81 and 1.19). On the first 300 frames
 #: of the benchmark's grid seeds in five looks (plain, webcam, far colours, soft light,
-#: pieces put down by hand) 6,052 bare borders left unknown for their share are read so,
-#: and on 200 fresh frames (seeds 7,100,000 on) in four 3,176, none wrong (docs/vision.md,
-#: Recognition)
+#: pieces put down by hand) 6,052 bare borders left unknown for their share meet it, and
+#: on 200 fresh frames (seeds 7,100,000 on) in four 3,176, none of them a plate (the border
+#: model's second look then leaves a few unknown; docs/vision.md, Recognition)
 ALONE_SHARE = 0.6
 ALONE_LIGHT = 0.6
 ALONE_MIXED = (0.8, 1.15)

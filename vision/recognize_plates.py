@@ -37,8 +37,8 @@ DARK_LIGHT = 0.35
 DARK_SIDES = 4
 #: ... and a border dark so on this many sides, with no arm in view, may be a black plate
 #: whose fourth side the tile hides (a camera off to one side; vision/recognize_grid.py,
-#: ``BLACK_SURE``). A tile's shadow darkens two sides of a bare border; the third of the
-#: hand-shadowed borders above had an arm in view
+#: ``BLACK_SURE``). A tile's shadow darkens two sides of a bare border; the bare borders
+#: above that were dark on three sides had an arm in view, whose shadow darkened the third
 DIM_SIDES = 3
 #: nor may a bare border be lit more than this, as a median, relative to the wood next to it
 #: (on rendered frames 99 % of bare borders were at most 1.03): a border brighter than its
