@@ -613,6 +613,8 @@ def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown()
     assert read(wood(0.01, -0.02), [wood(0.03, 0.02)] * 3) == "L"  # wood and plate alike: no cue
     assert read(wood(0.01, -0.02), [wood(0.35, 0.2, seen=0.5)]) == "?"  # half in view is enough (5400588)
     assert read(wood(0.01, -0.02), [wood(0.35, 0.2, seen=0.3)]) == "L"  # fellows seen too little
+    less_sure = [replace(f, p=(0.05, 0.95, 0.0)) for f in pinker]  # read at ``light_ball``: judge none
+    assert read(wood(0.01, -0.02), less_sure) == "L"
     assert read(wood(0.01, -0.02), []) == "L"
     assert read(wood(0.01, -0.02), pinker, above="D") == "?"     # a ball on it may yet be withdrawn
     # through a webcam the two woods come together (fresh 5100568 1c2: 0.02 from the plate,
@@ -643,6 +645,7 @@ def test_an_empty_hollow_tinted_as_the_light_wooden_balls_is_unknown():
     assert read((-0.08, -0.1)) == "."                            # halfway: 0.13 from each
     assert read((-0.15, -0.2), replace(paler, seen=0.5)) == "."  # the ball seen too little to judge by
     assert read((-0.15, -0.2), None) == "."                      # no light wooden ball to judge by
+    assert read((-0.15, -0.2), replace(paler, p=(0.05, 0.95, 0.0))) == "."  # read at ``light_ball``
 
 
 def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unknown():
@@ -691,27 +694,37 @@ def test_a_ball_read_stained_must_be_redder_than_the_frames_light_wood():
     assert odd_wood({0: wood("D", -2.65, 0.43)}, Thresholds())[0].code == "D"  # no light wood to judge by
     loose = replace(Thresholds(), stained_redder=-1.0)
     assert odd_wood({0: wood("D", -2.65, 0.43), **light}, loose)[0].code == "D"
+    # light wooden balls read at ``light_ball`` only are judged, but judge none
+    unsure = {k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in light.items()}
+    assert odd_wood({0: wood("D", -2.65, 0.43), **unsure}, Thresholds())[0].code == "D"
 
 
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():
     """The plate and its hollows are light wood, so a place the model leans to a ball
     (P(ball) ``dark_ball``, under ``ball``) whose colour reads black or red is that ball;
-    light colours and stained wood, which a hollow deep in shade looks like, still need
-    ``ball``; a place above the base seen too little stays ``unsure``."""
+    stained wood, which a hollow deep in shade looks like, still needs ``ball``; a place
+    above the base seen too little stays ``unsure``. A white or light wooden one is read
+    at ``light_ball``, where it is shaded as a ball is."""
     black = np.array([-3.0, -2.5, 0.0, 0.0, 0.25, 0.0])  # level, q90, rg, bg, red, outside
     red = np.array([-1.0, -0.5, 2.0, 0.0, 0.75, 0.0])
     white = np.array([-0.3, 0.2, -0.1, 0.0, 0.30, 0.0])
     stained = np.array([-2.5, -2.0, 0.6, 0.0, 0.5, 0.0])
+    wooden = np.array([-0.5, 0.0, 0.3, 0.0, 0.40, 0.0])
 
     def read(colour: np.ndarray, p_ball: float, letters: str = "WBR", share: float = 0.9, level: int = 1,
-             th: Thresholds = Thresholds()) -> Reading:
+             th: Thresholds = Thresholds(), up: float = 0.6) -> Reading:
         x = np.zeros(len(NAMES))
-        x[0], x[1], x[3], x[10] = share, 0.6, 0.9, 0.5  # seen, shaded like a ball
+        x[0], x[1], x[3], x[10] = share, up, 0.9, 0.5  # seen, shaded like a ball
         return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, colour, x, 40, level, letters, th)
 
     assert read(black, 0.95).code == "B" and read(red, 0.92, level=3).code == "R"
     assert read(black, 0.89).why == "unsure" and read(red, 0.85).why == "unsure"
-    assert read(white, 0.95).why == "unsure" and read(white, 0.995).code == "W"
+    assert read(white, 0.95).code == "W" and read(white, 0.995).code == "W"
+    assert read(white, 0.85).why == "unsure" and read(wooden, 0.85, "LD").why == "unsure"
+    assert read(wooden, 0.92, "LD").code == "L"
+    assert "not shaded like a ball" in read(white, 0.95, up=0.0).why  # flat: may be the plate
+    assert "not shaded like a ball" in read(wooden, 0.95, "LD", up=0.0).why
+    assert read(white, 0.95, th=replace(Thresholds(), light_ball=0.99)).why == "unsure"
     assert read(stained, 0.95, "LD").why == "unsure" and read(stained, 0.995, "LD").code == "D"
     assert read(black, 0.95, share=0.45, level=2).why == "unsure"
     assert read(black, 0.95, share=0.45, level=1).code == "B"
@@ -1035,6 +1048,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
     (PYRAMID, 2600424, "far-colour", "1b2", "L", "no redder than this frame's balls read light wood (0.43)"),
     (PYRAMID, 2600410, "far-colour", "1b1", ".", "unsure (empty 0.06, ball 0.94"),
+    (PYRAMID, 7900137, "far-colour", "2a3", ".", "P(ball) 0.980, and 100% of it could be the balls below"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -1119,7 +1133,11 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       read stained at level -2.65, red 0.43, once stained wood's band reached red 0.42
       (2026-12-01), the frame's light wooden balls at 0.43 (``stained_redder``); and 2600410,
       an empty hollow deep in shade (level -3.43, red 0.36) read stained at P(ball) 0.94
-      while stained wood was read at ``dark_ball`` as black and red are, which it no longer is."""
+      while stained wood was read at ``dark_ball`` as black and red are, which it no longer is;
+    - 7900137 (Sparks, 640x480, with far colours): an empty level-2 place read black at
+      P(ball) 0.98; of its 33 samples 20 would show the gap or the black ball below it, read
+      unknown, and 13 the red ball below it, which they show as red (``alike_below`` counts
+      them since 2026-12-02, ``shows_below``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

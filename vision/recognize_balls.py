@@ -100,7 +100,8 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     surface (else it may be the balls under it showing through). A ball whose colour reads
     black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
-    model less sure than this project's renderer does."""
+    model less sure than this project's renderer does. A white or light wooden one is read
+    at ``light_ball``: the shading asked of it above is what tells it from an empty place."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))
@@ -109,9 +110,11 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     if probs[2] > th.hand:
         return Reading("?", "hand?", probs, shares)
     code = why = ""
-    if th.ball > probs[1] >= th.dark_ball and (level == 1 or share >= th.upper_share):
-        code, why = (colour_rule or colour_of)(colour, letters)  # black or red: no empty place's colour
-    if probs[1] >= th.ball or code in DARK_LETTERS:
+    if th.ball > probs[1] >= min(th.dark_ball, th.light_ball) and (level == 1 or share >= th.upper_share):
+        code, why = (colour_rule or colour_of)(colour, letters)  # dark_ball's or light_ball's
+    if (probs[1] >= th.ball or (code in DARK_LETTERS and probs[1] >= th.dark_ball)
+            or (code and code in LIGHT and probs[1] >= th.light_ball
+                and math.hypot(float(colour[2]), float(colour[3])) > th.wood_plate)):
         if level > 1 and share < th.upper_share:
             return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares, glimpsed=True)
         if not code:
@@ -399,7 +402,11 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     but red, the gap between the balls: the place empty would look much the same, and the
     dark gap under a lit ball below passes for a ball's shaded underside. A ball read resting
     on it keeps its reading, as on a support seen too little (:func:`settle`), but does not
-    settle this one, which stays unknown.
+    settle this one, which stays unknown. Samples that would show a lower ball read in
+    another colour count too where they look as that ball's reading says
+    (:func:`shows_below`): what the place shows there is what it would show empty (fresh
+    7900137 2a3, with far colours: an empty place read black at P(ball) 0.98, 13 of its 33
+    samples showing the red ball below it as red).
 
     However sure the model, a ball is unknown when a lower ball read unknown lies almost
     exactly behind it (:attr:`Geometry.aligned`) and nearly all its samples
@@ -438,6 +445,8 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         if not r.p[1] < th.upper_ball:
             continue
         alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != RED))
+        if alike.mean() < th.alike_below:
+            alike |= shows_below(out, i, nearest, sight, th)
         if alike.mean() >= th.alike_below:
             out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
                              "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)

@@ -80,7 +80,8 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
         plate = float(np.hypot(*chroma))
         if plate > th.wood_plate:
             continue
-        fellows = [c for j, c in wooden.items() if j != i and readings[j].seen >= th.wood_fellows]
+        fellows = [c for j, c in wooden.items()
+                   if j != i and readings[j].seen >= th.wood_fellows and not readings[j].p[1] < th.ball]
         if not fellows:
             continue
         usual = np.median(np.array(fellows), axis=0)
@@ -104,7 +105,8 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     0.998 with the ball on it, and the two resting on that one emptied). The converse of
     :func:`plate_coloured`."""
     wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
-              if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
+              if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen
+              and not r.p[1] < th.ball]
     if not wooden or not hollows:
         return readings
     usual = np.median(np.array(wooden), axis=0)
@@ -130,7 +132,8 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     band and keeps its tint, while stained wood, glossy or not, stays the redder."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
-    lights = [r.colour[4] for r in wooden.values() if r.code == "L"]
+    judges = {i: r for i, r in wooden.items() if not r.p[1] < th.ball}  # one read at light_ball judges none
+    lights = [r.colour[4] for r in judges.values() if r.code == "L"]
     light_red = statistics.median(lights) if lights else None
     for i, r in wooden.items():
         if r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder:
@@ -138,7 +141,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
                              r.p, r.shares, seen=r.seen)
             continue
-        apart = _against_fellows(r, i, wooden)
+        apart = _against_fellows(r, i, judges)
         if apart is None:
             continue
         # towards the other wood: light wood read redder and darker, dark wood less red and lighter

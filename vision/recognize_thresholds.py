@@ -20,6 +20,18 @@ class Thresholds:
     #: stained wood: an empty hollow deep in shade, of the plate's tint, was read stained at
     #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition)
     dark_ball: float = 0.9
+    #: ... for a ball whose colour reads white or light wood (``LIGHT``), which must also be
+    #: shaded as a ball is (``light_up``, ``light_centre``): that shading, not the model,
+    #: tells such a ball from the light wooden plate. Path traced, 58 light wooden and 25
+    #: white balls were `unsure` on 100 frames (31 and 15 at P(ball) 0.9-0.99) against 23
+    #: and 8 empty places of their colours, all under 0.7. Read at 0.9, with the rules
+    #: after, the benchmark's seeds gained 1.2 points plain and through webcams, path
+    #: traced frames 1.6, none wrong (docs/vision.md, Recognition). Only where the ball's
+    #: tint is farther than ``wood_plate`` from the plate's: an empty hollow ringed by
+    #: balls is shaded as a ball is (600562 1b2, read light wood at 0.96 without it). A
+    #: light wooden ball read so judges no other (``plate_coloured``, ``wood_in_hollow``,
+    #: ``odd_wood``)
+    light_ball: float = 0.9
     empty: float = 0.99
     #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
     #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
