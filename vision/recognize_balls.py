@@ -101,7 +101,8 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
     model less sure than this project's renderer does. A white or light wooden one is read
-    at ``light_ball``: the shading asked of it above is what tells it from an empty place."""
+    at ``light_ball``, its shading asked as above, where its tint is not the plate's (an
+    empty hollow ringed by balls is shaded as a ball is)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))
