@@ -54,7 +54,7 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
     while staying well above the black balls themselves. (Black balls lit and in shadow
     differ too, by up to 2.15 on the benchmark: a thin margin, Thresholds.odd_black.)"""
     blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
-    judges = {i: r for i, r in blacks.items() if not r.p[1] < th.ball}  # one read at dark_ball judges none
+    judges = {i: r for i, r in blacks.items() if _judges(r, th)}
     out = dict(readings)
     for i, r in blacks.items():
         apart = _against_fellows(r, i, judges)
@@ -81,7 +81,7 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
         if plate > th.wood_plate:
             continue
         fellows = [c for j, c in wooden.items()
-                   if j != i and readings[j].seen >= th.wood_fellows and not readings[j].p[1] < th.ball]
+                   if j != i and readings[j].seen >= th.wood_fellows and _judges(readings[j], th)]
         if not fellows:
             continue
         usual = np.median(np.array(fellows), axis=0)
@@ -106,7 +106,7 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     :func:`plate_coloured`."""
     wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
               if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen
-              and not r.p[1] < th.ball]
+              and _judges(r, th)]
     if not wooden or not hollows:
         return readings
     usual = np.median(np.array(wooden), axis=0)
@@ -132,7 +132,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     band and keeps its tint, while stained wood, glossy or not, stays the redder."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
-    judges = {i: r for i, r in wooden.items() if not r.p[1] < th.ball}  # one read at light_ball judges none
+    judges = {i: r for i, r in wooden.items() if _judges(r, th)}
     lights = [r.colour[4] for r in judges.values() if r.code == "L"]
     light_red = statistics.median(lights) if lights else None
     for i, r in wooden.items():
@@ -179,6 +179,13 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
                              "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
                              seen=r.seen)
     return out
+
+
+def _judges(r: Reading, th: Thresholds) -> bool:
+    """Whether ball reading ``r`` may judge the frame's other balls of its colour: read at
+    P(ball) ``th.ball`` (or with no probabilities). One read at ``dark_ball`` or
+    ``light_ball`` is judged, but judges none."""
+    return not r.p[1] < th.ball
 
 
 def _against_fellows(r: Reading, i: int, judges: dict[int, Reading]) -> tuple[float, float] | None:
