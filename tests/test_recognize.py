@@ -567,10 +567,10 @@ def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
     """Lit by the sky alone, a white ball is as dark as a black one in the light (frame
     2300374 in test_frames_once_misread shows it), and a light wooden ball as dark as a
     stained one; how dark the shade is, the plate round the base tells."""
-    def read(code: str, level: float, shade: float, top: float | None = None) -> str:
+    def read(code: str, level: float, shade: float, top: float | None = None, base: bool = False) -> str:
         top = level + 1.0 if top is None else top  # the brightest tenth
         r = {0: Reading(code, "seen", colour=(level, top, 0.0, 0.0, 0.3, 0.0))}
-        return dark_in_shade(r, shade, Thresholds())[0].code
+        return dark_in_shade(r, shade, Thresholds(), {0} if base else set())[0].code
 
     assert read("B", -3.6, -3.3) == "?"
     assert read("B", -4.5, -3.3) == "B"       # darker than a white ball in that shade
@@ -586,6 +586,11 @@ def test_a_black_ball_no_darker_than_the_plates_shade_is_unknown():
     assert read("D", -3.8, -3.2, top=-1.0) == "D"
     assert read("B", -4.5, -3.3, top=-0.43) == "B"  # black balls have their own rule (odd_black)
     assert read("L", -0.5, -3.25) == "L"
+    # a white base ball half in the shadow of the balls on it (fresh 8000187 1c2)
+    assert read("B", -3.22, -math.inf, top=0.30, base=True) == "?"
+    assert read("B", -3.22, -math.inf, top=-0.81, base=True) == "B"  # a black ball's highlight
+    assert read("B", -4.0, -math.inf, top=0.30) == "B"  # above the base, a highlight can fill a tenth
+    assert read("W", -0.2, -math.inf, top=0.30, base=True) == "W"
 
 
 def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown():
@@ -697,6 +702,38 @@ def test_a_ball_read_stained_must_be_redder_than_the_frames_light_wood():
     # light wooden balls read at ``light_ball`` only are judged, but judge none
     unsure = {k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in light.items()}
     assert odd_wood({0: wood("D", -2.65, 0.43), **unsure}, Thresholds())[0].code == "D"
+
+
+def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
+    """Shade darkens a light wooden ball and keeps its tint. A ball read dark wood whose tint
+    lies ``light_tint`` times farther from its fellows' than from the frame's light balls'
+    is unknown, whatever those light balls were read as: with colours far from the defaults
+    they can be too red for light wood's band (fresh 8000073 1c3 with far colours, in
+    test_fresh_frames_once_misread_in_a_look)."""
+    def ball(code: str, level: float, rg: float, bg: float, p: float = 0.999) -> Reading:
+        return Reading(code, "seen", p=(1 - p, p, 0.0), colour=(level, level + 0.5, rg, bg, 0.5, 0.0), seen=0.9)
+
+    # the light balls read unknown, as in 8000073: redder than light wood's band
+    lit = {1: ball("?", -0.5, 0.55, -0.19), 2: ball("?", -0.2, 0.58, -0.2), 3: ball("?", -0.3, 0.53, -0.18)}
+    dark = {4: ball("D", -2.5, 0.8, -0.41), 5: ball("D", -2.3, 0.74, -0.43), 6: ball("D", -3.9, 0.87, -0.53)}
+
+    def read(ball: Reading, lit: dict = lit, dark: dict = dark, th: Thresholds = Thresholds()) -> Reading:
+        out = odd_wood({0: ball, **lit, **dark}, th)
+        assert all(out[k].code == r.code for k, r in {**lit, **dark}.items())
+        return out[0]
+
+    shaded = ball("D", -2.26, 0.51, -0.09)
+    out = read(shaded)
+    assert out.code == "?" and "its tint is 0.11 from this frame's light balls' and 0.45" in out.why
+    assert read(ball("D", -2.26, 0.62, -0.25)).code == "D"  # 0.09 and 0.25 away: under 3 times
+    assert read(shaded, dark={}).code == "D"                 # no fellow to judge by
+    assert read(shaded, lit={}).code == "D"                  # no light ball to judge by
+    assert read(shaded, lit={k: replace(r, colour=(-1.5, *r.colour[1:])) for k, r in lit.items()}).code == "D"
+    assert read(shaded, lit={k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in lit.items()}).code == "D"
+    assert read(shaded, th=replace(Thresholds(), light_tint=5.0)).code == "D"
+    # it must also lie near the light balls' tint: fresh 8500049 1c3, stained through a
+    # webcam, was 0.60 from the one light ball's and 3.6 times that from the one stained one's
+    assert read(shaded, th=replace(Thresholds(), light_near=0.1)).code == "D"
 
 
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():
@@ -1017,7 +1054,7 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 4400152, "webcam", "2a2", ".", "in line with 1b3 behind it"),
     (PYRAMID, 4600420, "far-colour", "2a3", ".", "in line with 1a4 behind it"),
     (PYRAMID, 4600987, "soft-light", "2c3", "L", "in shadow (level -1.12) with the plate's colour"),
-    (PYRAMID, 4700565, "webcam", "1b3", "W", "2.16 lighter than this frame's other black balls"),
+    (PYRAMID, 4700565, "webcam", "1b3", "W", "its brightest tenth is at -0.07, far lighter than a black ball's"),
     (PYRAMID, 4800114, "webcam", "1d4", ".", "no outline against the plate (0.07), in deep shade (-1.36)"),
     (PYRAMID, 5100568, "webcam", "1c2", ".", "0.02 from it, 0.12 from this frame's light wooden balls"),
     (PYRAMID, 5100281, "far-colour", "2b2", ".", "shows the plate's tint (0.12 from it, 1.43 from"),
@@ -1049,6 +1086,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 2600424, "far-colour", "1b2", "L", "no redder than this frame's balls read light wood (0.43)"),
     (PYRAMID, 2600410, "far-colour", "1b1", ".", "unsure (empty 0.06, ball 0.94"),
     (PYRAMID, 7900137, "far-colour", "2a3", ".", "P(ball) 0.980, and 100% of it could be the balls below"),
+    (PYRAMID, 8000187, "webcam", "1c2", "W", "its brightest tenth is at 0.30, far lighter than a black ball's"),
+    (PYRAMID, 8000073, "far-colour", "1c3", "L", "its tint is 0.10 from this frame's light balls' and 0.43"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -1074,7 +1113,8 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 4700565 (Sparks, through a webcam at 640x480): a white base ball in the shadow of the
       balls round it read black at level -3.23, where the frame's five black balls are at
       -5.5 (``odd_black``; 2.16 lighter since the wider black band of 2026-12-01
-      takes more of them);
+      takes more of them), its lit side at -0.07 (``black_top`` first, since 2026-12-02's
+      second session);
     - 4800114 (Pylos, through a webcam at 640x480): an empty base hollow crossed by its
       neighbours' shadows read light wood at P(ball) 1.00, with no outline against the
       plate (0.07), its foot in deep shade (-1.36) and shaded unlike a sphere (fit 0.72);
@@ -1137,7 +1177,13 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
     - 7900137 (Sparks, 640x480, with far colours): an empty level-2 place read black at
       P(ball) 0.98; of its 33 samples 20 would show the gap or the black ball below it, read
       unknown, and 13 the red ball below it, which they show as red (``alike_below`` counts
-      them since 2026-12-02, ``shows_below``)."""
+      them since 2026-12-02, ``shows_below``);
+    - 8000187 (Sparks, through a webcam at 800x600, the board small): a white base ball
+      under three level-2 balls, its top lit and the rest in their shadow, read black at
+      level -3.22, its brightest tenth at 0.30 (``black_top``); 8000073 (Pylos, with far
+      colours), a light wooden base ball in the shadow of the balls on it read stained at
+      level -2.26, its tint 0.10 from the frame's light balls' (read unknown, redder than
+      light wood's band) and 0.43 from its stained fellows' (``light_tint``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

@@ -239,15 +239,16 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             maybe[i] = reading.code != "."
             if reading.code == "." and levels[i] == 1:
                 hollows[i] = batch.colour[j, 2:4]
+    base = {i for i in readings if levels[i] == 1}
     if "B" in letters or "D" in letters:
-        readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th)
+        readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th, base)
     if "B" in letters:
         readings = odd_black(readings, th)
     if WOODEN in letters:
         readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th), hollows, th)
     readings = slivers(layout, geo, readings, maybe, th)
     if RED in letters:  # after slivers, which leave the balls resting on one read
-        readings = odd_red(readings, th, {i for i in readings if levels[i] == 1})
+        readings = odd_red(readings, th, base)
     readings = lookalikes(layout, geo, readings, th)
     readings = red_through(layout, geo, readings, lin, inside, maybe, letters, th)
     # the balls first, so that no empty place is confirmed by a ball whose reading is withdrawn

@@ -18,7 +18,8 @@ from .recognize_reading import RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 
 
-def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) -> dict[int, Reading]:
+def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds,
+                  base: Collection[int] = ()) -> dict[int, Reading]:
     """A ball read black must be darker than a white ball could look in this frame's shade:
     lit by the sky alone, and deeper still between the balls, a white ball is as dark as a
     black one in the light (a white base ball under three others was read black at level
@@ -29,7 +30,9 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
     measured) leaves these readings as they are. Nor may a ball read dark wood have its
     brightest tenth near the lit plate (``wood_top``): a stained ball, even lit straight on,
     nearly always stays well below the plate (its wood is darker), so that is most likely a
-    light wooden ball half in shadow, as dark as stained wood by its median."""
+    light wooden ball half in shadow, as dark as stained wood by its median. The same holds
+    for a base ball read black (``black_top``; ``base``: the base level's places): a white
+    ball half in the shadow of the balls above it."""
     out = dict(readings)
     for i, r in readings.items():
         if not r.colour:
@@ -37,6 +40,9 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds) ->
         if r.code == "D" and r.colour[1] > th.wood_top:
             out[i] = replace(r, code="?", why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
                                               "lit plate: a light wooden ball half in shadow could look so")
+        elif r.code == "B" and i in base and r.colour[1] > th.black_top:
+            out[i] = replace(r, code="?", why=f"black?, but its brightest tenth is at {r.colour[1]:.2f}, far lighter "
+                                              "than a black ball's: a white ball half in shadow could look so")
         elif not math.isfinite(shade):
             continue
         elif r.code == "B" and r.colour[0] > shade - th.white_shade:
@@ -129,17 +135,26 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     that a webcam's colour processing reddened (:func:`_against_fellows`). Nor is a ball
     read stained that is no redder (red share) than the median of the frame's balls read
     light wood by ``stained_redder``: shade darkens a light wooden ball into stained wood's
-    band and keeps its tint, while stained wood, glossy or not, stays the redder."""
+    band and keeps its tint, while stained wood, glossy or not, stays the redder. For the
+    same reason a ball read stained whose tint lies near the frame's light balls'
+    (``light_near``) and ``light_tint`` times farther from its fellows' is unknown."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
     lights = [r.colour[4] for r in judges.values() if r.code == "L"]
     light_red = statistics.median(lights) if lights else None
+    lit = _lit_tint(readings, th)
     for i, r in wooden.items():
         if r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder:
             out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
                              f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
                              r.p, r.shares, seen=r.seen)
+            continue
+        near = _tints_apart(r, i, judges, lit) if r.code == "D" else None
+        if near is not None and near[0] < th.light_near and near[1] > th.light_tint * near[0]:
+            out[i] = Reading("?", f"dark wood?, but its tint is {near[0]:.2f} from this frame's light balls' and "
+                             f"{near[1]:.2f} from its other dark wooden balls': a light wooden ball in shade keeps "
+                             "its tint", r.p, r.shares, seen=r.seen)
             continue
         apart = _against_fellows(r, i, judges)
         if apart is None:
@@ -179,6 +194,25 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
                              "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
                              seen=r.seen)
     return out
+
+
+def _lit_tint(readings: dict[int, Reading], th: Thresholds) -> np.ndarray | None:
+    """The median tint (log red/green and blue/green, relative to the plate's) of this
+    frame's balls read at P(ball) ``th.ball`` as light as light wood is (``th.lit_wood``),
+    whatever their colour was read as (with colours far from the defaults, light wood can
+    fall outside its band of red and be read unknown), or None when there are none."""
+    lit = [r.colour[2:4] for r in readings.values() if r.colour and _judges(r, th) and r.colour[0] > th.lit_wood]
+    return np.median(np.array(lit), axis=0) if lit else None
+
+
+def _tints_apart(r: Reading, i: int, judges: dict[int, Reading], lit: np.ndarray | None) -> tuple[float, float] | None:
+    """How far ball ``r``'s tint lies from ``lit`` (:func:`_lit_tint`) and from the median
+    of the other balls of ``judges`` read in its colour, or None when either is missing."""
+    fellows = [f.colour[2:4] for j, f in judges.items() if j != i and f.code == r.code]
+    if lit is None or not fellows:
+        return None
+    tint = np.array(r.colour[2:4])
+    return float(np.hypot(*(tint - lit))), float(np.hypot(*(tint - np.median(np.array(fellows), axis=0))))
 
 
 def _judges(r: Reading, th: Thresholds) -> bool:

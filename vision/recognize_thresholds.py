@@ -177,6 +177,20 @@ class Thresholds:
     #: red 0.42). Path traced stained balls were -0.06 to 0.15 redder than the median of
     #: their frame's light wooden ones, 201 of 263 by 0.03 or more
     stained_redder: float = 0.03
+    #: ... nor one whose tint (log red/green and blue/green) lies within ``light_near`` of
+    #: the median of the frame's balls read at P(ball) ``ball`` as light as ``lit_wood``,
+    #: and ``light_tint`` times farther from that of its other balls read dark wood
+    #: (:func:`odd_wood`): with far colours a light wooden base ball under level-2 balls was
+    #: read stained at level -2.26, 0.11 from the light balls' tint and 0.45 from the stained
+    #: ones' (fresh 8000073 1c3), the light balls themselves read unknown, redder than light
+    #: wood's band. Of the 2,436 stained balls read right with a light ball in their frame on
+    #: 2,000 frames (seeds 1,100,000 on, in five looks), the most was 2.0 times (1100344 1d2); fresh through a webcam, one
+    #: was 3.6 times, but 0.60 from the one light ball (8500049 1c3), hence ``light_near``
+    light_near: float = 0.2
+    light_tint: float = 3.0
+    #: a ball above this level (log, relative to the lit plate) is as light as light wood
+    #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
+    lit_wood: float = -1.2
     #: a ball read red showing less than ``odd_red_seen`` of itself, darker (log level) by
     #: ``odd_red[0]`` and less red (log red/green) by ``odd_red[1]`` than the median of this
     #: frame's other balls read red, is unknown (:func:`odd_red`): a black base ball 31 % in
@@ -288,6 +302,15 @@ class Thresholds:
     #: now ``?`` (2600429 1a1 with far colours, -0.42: its wood moved lighter, lit more
     #: squarely than the plate); the next reached -0.92, most stay under -1.1
     wood_top: float = -0.8
+    #: a base ball read black whose brightest tenth is above this is unknown
+    #: (:func:`dark_in_shade`): a white base ball under three level-2 balls, its top lit and
+    #: the rest in their shadow, was read black at level -3.22 with it at 0.30 (fresh 8000187
+    #: 1c2 through a webcam; and fresh 4700565 1b3 at -0.07, which ``odd_black`` took
+    #: before). Of the 2,861 black balls read right on 2,000 frames (seeds
+    #: 1,100,000 on, in five looks) and 100 path traced ones, the base balls' highest was
+    #: -0.81. Above the base a black ball's highlight can fill a tenth of what shows of it
+    #: (-0.39 under a soft light, 1100064 2b1), so those are left alone
+    black_top: float = -0.4
     #: fewer usable body samples than this: not read
     min_samples: int = 8
     #: a position whose image the pose pins down more loosely than this (one standard
