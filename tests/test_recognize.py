@@ -681,27 +681,35 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert "may be light wood" in odd_wood({0: wood("D", -2.1, 0.36), 1: dark[0]}, Thresholds())[0].why
 
 
-def test_a_ball_read_stained_must_be_redder_than_the_frames_light_wood():
-    """Shade darkens a light wooden ball into stained wood's band and keeps its tint; a
-    stained ball, glossy or not, stays the redder. So a ball read dark wood no redder (red
-    share) than the median of the frame's balls read light wood by ``stained_redder`` is
-    unknown, however dark (2600424 with far colours, in
-    test_fresh_frames_once_misread_in_a_look)."""
+def test_a_ball_read_stained_no_redder_than_light_wood_and_lighter_than_its_fellows_is_unknown():
+    """Shade darkens a light wooden ball into stained wood's band and keeps its tint, and a
+    stained ball in the same light would be darker still. So a ball read dark wood no redder
+    (red share) than the median of the frame's balls read light wood by ``stained_redder``,
+    and ``stained_lighter`` lighter than its fellows, is unknown (fresh 8500108 1c3 through
+    a webcam, in test_fresh_frames_once_misread_in_a_look). Redness alone tells nothing:
+    glossy stained wood, path traced, is no redder than light wood."""
     def wood(code: str, level: float, red: float) -> Reading:
         return Reading(code, "seen", colour=(level, 0.0, 0.5, -0.9, red, 0.0), seen=0.9)
 
-    light = {1: wood("L", -0.9, 0.43), 2: wood("L", -0.8, 0.42), 3: wood("L", -0.7, 0.45)}
-    out = odd_wood({0: wood("D", -2.65, 0.43), **light}, Thresholds())
-    assert out[0].code == "?" and "no redder than this frame's balls read light wood (0.43)" in out[0].why
-    assert all(out[k].code == "L" for k in light)
-    assert odd_wood({0: wood("D", -3.5, 0.45), **light}, Thresholds())[0].code == "?"  # darker is no help
-    assert odd_wood({0: wood("D", -2.65, 0.47), **light}, Thresholds())[0].code == "D"
-    assert odd_wood({0: wood("D", -2.65, 0.43)}, Thresholds())[0].code == "D"  # no light wood to judge by
-    loose = replace(Thresholds(), stained_redder=-1.0)
-    assert odd_wood({0: wood("D", -2.65, 0.43), **light}, loose)[0].code == "D"
+    light = {1: wood("L", -0.9, 0.41), 2: wood("L", -0.7, 0.42), 3: wood("L", -0.2, 0.41)}
+    dark = {4: wood("D", -4.3, 0.48), 5: wood("D", -4.4, 0.48), 6: wood("D", -5.1, 0.47)}
+
+    def read(ball: Reading, th: Thresholds = Thresholds(), **fellows: dict) -> Reading:
+        others = {**fellows.get("light", light), **fellows.get("dark", dark)}
+        out = odd_wood({0: ball, **others}, th)
+        assert all(out[k].code == r.code for k, r in others.items())
+        return out[0]
+
+    out = read(wood("D", -2.91, 0.43))
+    assert out.code == "?" and "no redder than this frame's balls read light wood (0.41), and 1.49 lighter" in out.why
+    assert read(wood("D", -2.91, 0.45)).code == "D"    # 0.04 redder: stained wood's
+    assert read(wood("D", -3.5, 0.43)).code == "D"     # 0.9 lighter only: a stained ball in the light
+    assert read(wood("D", -2.91, 0.43), dark={}).code == "D"  # no stained fellow to judge by
+    assert read(wood("D", -2.91, 0.43), light={}).code == "D"  # no light wood to judge by
+    assert read(wood("D", -2.91, 0.43), replace(Thresholds(), stained_lighter=1.6)).code == "D"
     # light wooden balls read at ``light_ball`` only are judged, but judge none
     unsure = {k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in light.items()}
-    assert odd_wood({0: wood("D", -2.65, 0.43), **unsure}, Thresholds())[0].code == "D"
+    assert read(wood("D", -2.91, 0.43), light=unsure).code == "D"
 
 
 def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
@@ -1083,7 +1091,8 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 6300175, "plain", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 33 would meet 1a3, "
      "read unknown"),
     (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
-    (PYRAMID, 2600424, "far-colour", "1b2", "L", "no redder than this frame's balls read light wood (0.43)"),
+    (PYRAMID, 2600424, "far-colour", "1b2", "L", "its tint is 0.03 from this frame's light balls' and 0.58"),
+    (PYRAMID, 8500108, "webcam", "1c3", "L", "no redder than this frame's balls read light wood (0.41), and 1.57"),
     (PYRAMID, 2600410, "far-colour", "1b1", ".", "unsure (empty 0.06, ball 0.94"),
     (PYRAMID, 7900137, "far-colour", "2a3", ".", "P(ball) 0.980, and 100% of it could be the balls below"),
     (PYRAMID, 8000187, "webcam", "1c2", "W", "its brightest tenth is at 0.30, far lighter than a black ball's"),
@@ -1171,7 +1180,8 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       ball under it, read unknown; the ball on it was emptied (``through_few``);
     - 2600424 (Pylos, with far colours): a light wooden base ball in its neighbours' shade
       read stained at level -2.65, red 0.43, once stained wood's band reached red 0.42
-      (2026-12-01), the frame's light wooden balls at 0.43 (``stained_redder``); and 2600410,
+      (2026-12-01), the frame's light wooden balls at 0.43 (``stained_redder``; since
+      2026-12-02's second session ``light_tint``: its tint is theirs); and 2600410,
       an empty hollow deep in shade (level -3.43, red 0.36) read stained at P(ball) 0.94
       while stained wood was read at ``dark_ball`` as black and red are, which it no longer is;
     - 7900137 (Sparks, 640x480, with far colours): an empty level-2 place read black at
@@ -1183,7 +1193,10 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       level -3.22, its brightest tenth at 0.30 (``black_top``); 8000073 (Pylos, with far
       colours), a light wooden base ball in the shadow of the balls on it read stained at
       level -2.26, its tint 0.10 from the frame's light balls' (read unknown, redder than
-      light wood's band) and 0.43 from its stained fellows' (``light_tint``)."""
+      light wood's band) and 0.43 from its stained fellows' (``light_tint``); 8500108 (Pylos,
+      through a webcam), a light wooden base ball in the shade of the balls round it read
+      stained at level -2.91, no redder than the frame's light wood and 1.57 lighter than
+      its stained fellows (``stained_redder`` with ``stained_lighter``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

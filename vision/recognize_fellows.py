@@ -134,8 +134,10 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     tint), and a "stained" one far less red than its fellows, and no darker, is light wood
     that a webcam's colour processing reddened (:func:`_against_fellows`). Nor is a ball
     read stained that is no redder (red share) than the median of the frame's balls read
-    light wood by ``stained_redder``: shade darkens a light wooden ball into stained wood's
-    band and keeps its tint, while stained wood, glossy or not, stays the redder. For the
+    light wood by ``stained_redder`` and lighter than its fellows by ``stained_lighter``:
+    shade darkens a light wooden ball into stained wood's band and keeps its tint, and in
+    the same light a stained ball would be darker still (glossy stained wood, path traced,
+    is no redder than light wood, so that alone tells nothing). For the
     same reason a ball read stained whose tint lies near the frame's light balls'
     (``light_near``) and ``light_tint`` times farther from its fellows' is unknown."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
@@ -145,10 +147,12 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     light_red = statistics.median(lights) if lights else None
     lit = _lit_tint(readings, th)
     for i, r in wooden.items():
-        if r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder:
+        apart = _against_fellows(r, i, judges)
+        if (r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder
+                and apart is not None and -apart[1] >= th.stained_lighter):
             out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
-                             f"light wood ({light_red:.2f}): a light wooden ball in shade keeps their tint",
-                             r.p, r.shares, seen=r.seen)
+                             f"light wood ({light_red:.2f}), and {-apart[1]:.2f} lighter than its other dark "
+                             "wooden balls: a light wooden ball in shade keeps their tint", r.p, r.shares, seen=r.seen)
             continue
         near = _tints_apart(r, i, judges, lit) if r.code == "D" else None
         if near is not None and near[0] < th.light_near and near[1] > th.light_tint * near[0]:
@@ -156,7 +160,6 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              f"{near[1]:.2f} from its other dark wooden balls': a light wooden ball in shade keeps "
                              "its tint", r.p, r.shares, seen=r.seen)
             continue
-        apart = _against_fellows(r, i, judges)
         if apart is None:
             continue
         # towards the other wood: light wood read redder and darker, dark wood less red and lighter

@@ -175,8 +175,17 @@ class Thresholds:
     #: light wooden base ball in its neighbours' shade was read stained at level -2.65, red
     #: 0.43, its fellows read light wood at 0.43 (2600424, once stained wood's band reached
     #: red 0.42). Path traced stained balls were -0.06 to 0.15 redder than the median of
-    #: their frame's light wooden ones, 201 of 263 by 0.03 or more
+    #: their frame's light wooden ones, 201 of 263 by 0.03 or more: this alone cost 43
+    #: readings right in 100 path traced frames. So the ball must also be lighter (log
+    #: level) than the median of the frame's other balls read dark wood by
+    #: ``stained_lighter``: a light wooden ball through a webcam, in the shade of the balls
+    #: round it, was read stained at -2.91, 1.57 above its fellows (fresh 8500108 1c3); of
+    #: the 90 stained balls read right within ``stained_redder`` on 3,200 frames (seeds
+    #: 1,100,000 on in four looks, 400 of the benchmark's with far colours, 1,200 fresh) and
+    #: 100 path traced, the lightest was 0.84 above its fellows (2600324 1a3, far colours).
+    #: (2600424 1b2 is now ``light_tint``'s, below.)
     stained_redder: float = 0.03
+    stained_lighter: float = 1.2
     #: ... nor one whose tint (log red/green and blue/green) lies within ``light_near`` of
     #: the median of the frame's balls read at P(ball) ``ball`` as light as ``lit_wood``,
     #: and ``light_tint`` times farther from that of its other balls read dark wood
