@@ -192,9 +192,10 @@ class Thresholds:
     #: (:func:`odd_wood`): with far colours a light wooden base ball under level-2 balls was
     #: read stained at level -2.26, 0.11 from the light balls' tint and 0.45 from the stained
     #: ones' (fresh 8000073 1c3), the light balls themselves read unknown, redder than light
-    #: wood's band. Of the 2,436 stained balls read right with a light ball in their frame on
-    #: 2,000 frames (seeds 1,100,000 on, in five looks), the most was 2.0 times (1100344 1d2); fresh through a webcam, one
-    #: was 3.6 times, but 0.60 from the one light ball (8500049 1c3), hence ``light_near``
+    #: wood's band. Of the 2,514 stained balls read right with a light ball in their frame on
+    #: 2,000 frames (seeds 1,100,000 on, in five looks), the most was 2.0 times (1100344
+    #: 1d2); fresh through a webcam, one was 3.6 times, but 0.60 from the one light ball
+    #: (8500049 1c3), hence ``light_near``
     light_near: float = 0.2
     light_tint: float = 3.0
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
