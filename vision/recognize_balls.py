@@ -436,8 +436,10 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         if not len(top):
             continue
         unseen = (nearest & (codes == "?")).any(axis=1)
+        shown = None  # shows_below's samples: worked out once at most, for either rule below
         if back and unseen.mean() < th.unseen_below:
-            unseen |= shows_below(out, i, nearest, sight, th)
+            shown = shows_below(out, i, nearest, sight, th)
+            unseen |= shown
         if back and unseen.mean() >= th.unseen_below:
             out[i] = Reading("?", f"ball?, right before {layout.names[back[0]]}, not seen, and {unseen.mean():.0%} "
                              "of it would show lower balls not seen, or looking there as read, were it empty: "
@@ -448,7 +450,7 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             continue
         alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != RED))
         if alike.mean() < th.alike_below:
-            alike |= shows_below(out, i, nearest, sight, th)
+            alike |= shows_below(out, i, nearest, sight, th) if shown is None else shown
         if alike.mean() >= th.alike_below:
             out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
                              "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)

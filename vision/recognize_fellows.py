@@ -211,11 +211,12 @@ def _lit_tint(readings: dict[int, Reading], th: Thresholds) -> np.ndarray | None
 def _tints_apart(r: Reading, i: int, judges: dict[int, Reading], lit: np.ndarray | None) -> tuple[float, float] | None:
     """How far ball ``r``'s tint lies from ``lit`` (:func:`_lit_tint`) and from the median
     of the other balls of ``judges`` read in its colour, or None when either is missing."""
-    fellows = [f.colour[2:4] for j, f in judges.items() if j != i and f.code == r.code]
+    fellows = _fellows(r, i, judges)
     if lit is None or not fellows:
         return None
     tint = np.array(r.colour[2:4])
-    return float(np.hypot(*(tint - lit))), float(np.hypot(*(tint - np.median(np.array(fellows), axis=0))))
+    usual = np.median(np.array([c[2:4] for c in fellows]), axis=0)
+    return float(np.hypot(*(tint - lit))), float(np.hypot(*(tint - usual)))
 
 
 def _judges(r: Reading, th: Thresholds) -> bool:
@@ -225,12 +226,18 @@ def _judges(r: Reading, th: Thresholds) -> bool:
     return not r.p[1] < th.ball
 
 
+def _fellows(r: Reading, i: int, judges: dict[int, Reading]) -> list[tuple[float, ...]]:
+    """The colour measures of the balls of ``judges`` read in ball ``r``'s colour, but for
+    ``r`` itself (position ``i``)."""
+    return [f.colour for j, f in judges.items() if j != i and f.code == r.code]
+
+
 def _against_fellows(r: Reading, i: int, judges: dict[int, Reading]) -> tuple[float, float] | None:
     """How much redder (log red/green) and darker (log level) ball ``r`` (position ``i``) is
     than the median of the other balls of ``judges`` read in its colour, or None when there
     are none. (Plain medians: a few dozen balls at most.) The caller says which balls may
     judge: a ball it leaves out is still judged, but judges none."""
-    fellows = [f.colour for j, f in judges.items() if j != i and f.code == r.code]
+    fellows = _fellows(r, i, judges)
     if not fellows:
         return None
     return (r.colour[2] - statistics.median(c[2] for c in fellows),
