@@ -1386,6 +1386,58 @@ def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
     assert read("B", 0.995, ".") == "B"    # an empty support: the support rules' business
 
 
+
+def test_an_unsure_upper_ball_that_shows_itself_where_another_colour_would_show_is_read():
+    """A ball above the base that most of it could be the balls below keeps its reading
+    where a group of its samples (``unlike_under`` of them, ``through_count`` at least)
+    would meet a lower ball read in another colour were the place empty, and look there as
+    it does, not as that ball does: what an empty place would show is not what is seen."""
+    layout = Layout.of(PYRAMID)
+    n = len(layout.names)
+    index = {name: i for i, name in enumerate(layout.names)}
+    samples, plate = 20, np.full(3, 0.5)
+    white, black = 0.6, 0.02
+
+    def colour(v: float) -> tuple[float, ...]:
+        return (math.log(v / 0.5), math.log(v / 0.5), 0.0, 0.0, 0.3, 0.0)  # level, q90, rg, bg, red, outside
+
+    def read(over: float, shows: int = 4, th: Thresholds = Thresholds()) -> str:
+        """2a1 read white at P(ball) 0.97; ``shows`` of its samples would meet 1a1, read
+        black, were it empty (the rest the gap, which could be it) and show ``over``."""
+        through = np.zeros((n, samples, n), dtype=bool)
+        through[index["2a1"], :shows, index["1a1"]] = True
+        geo = SimpleNamespace(body=np.arange(n * samples).reshape(n, samples),
+                              body_ok=np.ones((n, samples), dtype=bool), hidden=np.zeros((n, samples, n), dtype=bool),
+                              through=through, aligned=[()] * n)
+        lin = np.full((n * samples, 3), white)
+        lin[index["2a1"] * samples:index["2a1"] * samples + shows] = over
+        r = {i: Reading("?", "x") for i in range(n)}
+        r[index["2a1"]] = Reading("W", "seen", (0.03, 0.97, 0.0), colour=colour(white))
+        r[index["1a1"]] = Reading("B", "seen", colour=colour(black))
+        out = alike_below(layout, geo, r, lin, np.ones(n * samples, dtype=bool), np.ones(n, dtype=bool), plate, th)
+        return out[index["2a1"]].code
+
+    assert read(white) == "W"              # 4 of 20 samples show white where 1a1 would show black
+    assert read(black) == "?"              # they show 1a1 as read: the place may be empty
+    assert read(0.1) == "?"                # as near the black ball's reading as the white one's (1.6, 1.8)
+    assert read(white, shows=3) == "?"     # too few samples (``through_count``)
+    assert read(white, th=replace(Thresholds(), unlike_under=0.25)) == "?"
+    assert read(white, shows=15) == "W"    # 25 % of it could be 1a1: never doubted
+
+
+def test_a_light_wooden_level_2_ball_seen_where_a_stained_one_would_show_is_read():
+    """Seed 1100052 (Pylos, plain): the light wooden level-2 ball 2a3, read at P(ball)
+    0.97, was unknown because 87 % of it could be the balls below or the gaps between them.
+    13 % of its samples would meet 1a4, a stained ball, were the place empty; they are 1.6
+    lighter than it and of the light ball's tint (``unlike_under``)."""
+    sc, image = frame_in_look(PYRAMID, 1100052, "plain")
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert sc.cells["2a3"] == "L" and result.observation.cells["2a3"] == "L"
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+    without = Recognizer(PYRAMID, sc.game, thresholds=replace(Thresholds(), unlike_under=math.inf)).read(image)
+    assert without.observation.cells["2a3"] == "?" and "could be the balls below" in without.details["2a3"]
+
 def test_a_ball_that_would_show_nearly_all_unseen_balls_below_is_unknown():
     """Seen from 45 degrees, an empty level-2 place lies right before a base ball that a
     ball there would hide (their image centres 0.09 radii apart), and the model is sure of a

@@ -50,7 +50,7 @@ from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
 from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
-from .recognize_through import Sight, beneath_doubt, plate_between, shows_below, through, unconfirmed
+from .recognize_through import Sight, beneath_doubt, looks_itself, plate_between, shows_below, through, unconfirmed
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -408,7 +408,9 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     another colour count too where they look as that ball's reading says
     (:func:`shows_below`): what the place shows there is what it would show empty (fresh
     7900137 2a3, with far colours: an empty place read black at P(ball) 0.98, 13 of its 33
-    samples showing the red ball below it as red).
+    samples showing the red ball below it as red). Nor is it doubted where it shows itself
+    instead of a lower ball read in another colour (:func:`_itself_over`): what the place
+    empty would show is not what is seen.
 
     However sure the model, a ball is unknown when a lower ball read unknown lies almost
     exactly behind it (:attr:`Geometry.aligned`) and nearly all its samples
@@ -451,7 +453,29 @@ def alike_below(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         alike = (nearest & ((codes == r.code) | (codes == "?"))).any(axis=1) | ((top == 0) & (r.code != RED))
         if alike.mean() < th.alike_below:
             alike |= shows_below(out, i, nearest, sight, th) if shown is None else shown
-        if alike.mean() >= th.alike_below:
+        if alike.mean() >= th.alike_below and not _itself_over(out, i, nearest & ~alike[:, None], sight, th):
             out[i] = Reading("?", f"ball?, P(ball) {r.p[1]:.3f}, and {alike.mean():.0%} of it could be the balls "
                              "below seen through an empty place", r.p, r.shares, seen=r.seen, glimpsed=True)
     return out
+
+
+def _itself_over(readings: dict[int, Reading], i: int, unlike: np.ndarray, sight: Sight, th: Thresholds) -> bool:
+    """Whether ball ``i`` shows itself where, were its place empty, a lower ball read in
+    another colour would be seen (``unlike``: its samples in view that would meet each
+    lower ball and that :func:`alike_below` did not count): ``th.unlike_under`` or more of
+    them, and ``th.through_count`` at least, looking not as that ball's reading says but as
+    ``i``'s does (:func:`looks_itself`)."""
+    r = readings[i]
+    if not r.colour:
+        return False
+    seen, col = sight.own(i)
+    col = col.at(seen)
+    for j in np.flatnonzero(unlike.any(axis=0)):
+        below = readings[int(j)]
+        where = unlike[:, j]
+        if (below.code == r.code or not below.colour or where.sum() < th.through_count
+                or where.mean() < th.unlike_under):
+            continue
+        if looks_itself(r, col, where, th) and not looks_itself(below, col, where, th):
+            return True
+    return False
