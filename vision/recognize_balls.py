@@ -466,16 +466,14 @@ def _itself_over(readings: dict[int, Reading], i: int, unlike: np.ndarray, sight
     them, and ``th.through_count`` at least, looking not as that ball's reading says but as
     ``i``'s does (:func:`looks_itself`)."""
     r = readings[i]
-    if not r.colour:
+    if not r.colour or not len(unlike):
         return False
+    counts = unlike.sum(axis=0)
+    met = [int(j) for j in np.flatnonzero((counts >= th.through_count) & (counts / len(unlike) >= th.unlike_under))
+           if readings[int(j)].code != r.code and readings[int(j)].colour]
+    if not met:
+        return False  # most places: no group to look at, and no colours to gather
     seen, col = sight.own(i)
     col = col.at(seen)
-    for j in np.flatnonzero(unlike.any(axis=0)):
-        below = readings[int(j)]
-        where = unlike[:, j]
-        if (below.code == r.code or not below.colour or where.sum() < th.through_count
-                or where.mean() < th.unlike_under):
-            continue
-        if looks_itself(r, col, where, th) and not looks_itself(below, col, where, th):
-            return True
-    return False
+    return any(looks_itself(r, col, unlike[:, j], th) and not looks_itself(readings[j], col, unlike[:, j], th)
+               for j in met)
