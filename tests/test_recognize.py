@@ -1386,9 +1386,8 @@ def test_an_unsure_upper_ball_that_could_be_the_balls_below_is_unknown():
     assert read("B", 0.995, ".") == "B"    # an empty support: the support rules' business
 
 
-
 def test_an_unsure_upper_ball_that_shows_itself_where_another_colour_would_show_is_read():
-    """A ball above the base that most of it could be the balls below keeps its reading
+    """A ball above the base most of which could be the balls below keeps its reading
     where a group of its samples (``unlike_under`` of them, ``through_count`` at least)
     would meet a lower ball read in another colour were the place empty, and look there as
     it does, not as that ball does: what an empty place would show is not what is seen."""
@@ -1437,6 +1436,7 @@ def test_a_light_wooden_level_2_ball_seen_where_a_stained_one_would_show_is_read
     assert c["frames"] == 1 and c["wrong"] == 0, c
     without = Recognizer(PYRAMID, sc.game, thresholds=replace(Thresholds(), unlike_under=math.inf)).read(image)
     assert without.observation.cells["2a3"] == "?" and "could be the balls below" in without.details["2a3"]
+
 
 def test_a_ball_that_would_show_nearly_all_unseen_balls_below_is_unknown():
     """Seen from 45 degrees, an empty level-2 place lies right before a base ball that a

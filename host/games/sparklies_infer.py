@@ -67,7 +67,7 @@ class _Problem:
         self.gained = gained
         self.changed = changed
         self.explored = 0
-        self.best_key = (1 << 30, 0)
+        self.best_key = (1 << 30, 0, 0)
         self.best_miss = changed
 
     def miss(self, cols: tuple[int, int, int], mine: int) -> int:
@@ -76,8 +76,10 @@ class _Problem:
         return (cols[0] ^ fr) | (cols[1] ^ fg) | (self.gained & ~mine)
 
     def note(self, miss: int) -> None:
-        """Remember the closest partial explanation: fewest changed squares still wrong."""
-        key = ((miss & self.changed).bit_count(), miss.bit_count())
+        """Remember the closest partial explanation: fewest changed squares still wrong, then
+        fewest squares; between equals the lowest squares, so that the answer does not hang
+        on which of the interleaved searches (time slices) met one first."""
+        key = ((miss & self.changed).bit_count(), miss.bit_count(), miss)
         if key < self.best_key:
             self.best_key, self.best_miss = key, miss
 
