@@ -50,7 +50,8 @@ from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
 from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
-from .recognize_through import Sight, beneath_doubt, looks_itself, plate_between, shows_below, through, unconfirmed
+from .recognize_through import (Sight, beneath_doubt, looks_itself_not_as, plate_between, shows_below, through,
+                                 unconfirmed)
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -464,7 +465,7 @@ def _itself_over(readings: dict[int, Reading], i: int, unlike: np.ndarray, sight
     another colour would be seen (``unlike``: its samples in view that would meet each
     lower ball and that :func:`alike_below` did not count): ``th.unlike_under`` or more of
     them, and ``th.through_count`` at least, looking not as that ball's reading says but as
-    ``i``'s does (:func:`looks_itself`)."""
+    ``i``'s does (:func:`looks_itself_not_as`)."""
     r = readings[i]
     if not r.colour or not len(unlike):
         return False
@@ -475,5 +476,4 @@ def _itself_over(readings: dict[int, Reading], i: int, unlike: np.ndarray, sight
         return False  # most places: no group to look at, and no colours to gather
     seen, col = sight.own(i)
     col = col.at(seen)
-    return any(looks_itself(r, col, unlike[:, j], th) and not looks_itself(readings[j], col, unlike[:, j], th)
-               for j in met)
+    return any(looks_itself_not_as(r, readings[j], col, unlike[:, j], th) for j in met)

@@ -112,7 +112,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             why = ("empty?, " + " and ".join(layout.names[j] for j in unlike) + " would show through it, but look "
                    "there unlike themselves beside it: a ball here would hide them")
         else:
-            seen_there = (j for j in shown if looks_itself(out[j], col, nearest[:, j], th)
+            seen_there = (j for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
                           and _itself_beside(geo, j, [i], out[j], th, sight.own(j)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
             if first is not None:
@@ -227,7 +227,7 @@ def _itself_beside(geo: Geometry, j: int, places: list[int], r: Reading, th: Thr
     ball at ``places`` would not hide (at least ``th.min_samples`` of them)."""
     view, col = samples
     beside = _beside(geo, j, places, view, th)
-    return beside is not None and looks_itself(r, col, beside, th)
+    return beside is not None and _looks_itself(r, col, beside, th)
 
 
 def _beside(geo: Geometry, j: int, places: list[int], view: np.ndarray, th: Thresholds) -> np.ndarray | None:
@@ -301,21 +301,33 @@ def shows_below(readings: dict[int, Reading], i: int, nearest: np.ndarray, sight
                 th: Thresholds) -> np.ndarray:
     """Place ``i``'s samples in view (``nearest``: the lower balls each would meet were it
     empty, :func:`through`) that would meet a ball read by colour and, as a group, look
-    as that ball's reading says (:func:`looks_itself`): what the place shows there is
+    as that ball's reading says (:func:`_looks_itself`): what the place shows there is
     what it would show empty."""
     seen, col = sight.own(i)
     col = col.at(seen)
     out = np.zeros(len(nearest), dtype=bool)
     for j in np.flatnonzero(nearest.any(axis=0)):
-        if looks_itself(readings[int(j)], col, nearest[:, j], th):
+        if _looks_itself(readings[int(j)], col, nearest[:, j], th):
             out |= nearest[:, j]
     return out
 
 
-def looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
+def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
+    return bool(r.colour) and _as_read(r, _median_colour(col, where), th)
+
+
+def looks_itself_not_as(r: Reading, other: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
+    """Whether ball ``r`` looks at the samples ``where`` as its reading says and ``other``
+    does not (:func:`_looks_itself` for both, on one median)."""
     if not r.colour:
         return False
-    level, rg, bg = _median_colour(col, where)
+    seen = _median_colour(col, where)
+    return _as_read(r, seen, th) and not (other.colour and _as_read(other, seen, th))
+
+
+def _as_read(r: Reading, seen: tuple[float, float, float], th: Thresholds) -> bool:
+    """Whether the median brightness and chromaticity ``seen`` are as ``r``'s reading says."""
+    level, rg, bg = seen
     return (abs(level - r.colour[0]) <= th.seen_through_level
             and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)
