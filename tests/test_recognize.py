@@ -461,6 +461,29 @@ def test_support_rules():
     assert out[index["2a1"]].code == "W" and out[index["2b1"]].code == "?"
 
 
+def test_a_ball_resting_on_balls_seen_is_read_though_a_support_of_theirs_is_not():
+    """A ball seen over supports seen as balls is read even where one of those is ``?``
+    only for a support of its own not seen: that support is seen, and a ball resting on it
+    says it is there. Not over a contradiction: a ball over an empty-looking place leaves
+    unknown what rests on it, however high."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    every = {i: Reading("B", "seen") for i in range(len(layout.names))}
+    r = every | {index["1c1"]: Reading("?", "unsure")}  # under 2b1 and 2c1
+    out = settle(layout, r, "WBR")
+    assert out[index["2b1"]].code == "?" and out[index["2c1"]].code == "?"
+    assert "a support is not seen" in out[index["2b1"]].why
+    assert out[index["3a1"]].code == "B"  # on 2a1, 2b1, 2a2, 2b2: seen as balls
+    assert out[index["3b1"]].code == "B"  # on 2b1, 2c1, 2b2, 2c2
+    assert out[index["4a1"]].code == "B"
+    r = every | {index["1d4"]: Reading(".", "seen empty")}  # under 2c3, a ball seen: both ?
+    out = settle(layout, r, "WBR")
+    assert out[index["2c3"]].code == "?" and out[index["1d4"]].code == "?"
+    assert out[index["3b2"]].code == "?"  # on 2c3
+    assert out[index["4a1"]].code == "?"  # on 3b2, over the contradiction
+    assert out[index["3a1"]].code == "B"
+
+
 def test_a_ball_above_the_base_must_show_half_of_itself():
     """Less than that, it may be the balls under it showing through: ``?``, and a ball
     resting on it is not doubted for that (``glimpsed``)."""

@@ -32,7 +32,8 @@ base hollow in shadow with the plate's colour, under a place the model leans to 
 at, is unknown (:func:`under_a_ball`). The support rules
 close the reading: a ball seen over a support read empty makes both unknown, a position
 over a support read empty is empty (nothing floats), and a ball whose supports are not all
-seen as balls (or too little in view to be read) is unknown.
+seen as balls (or too little in view to be read, or doubted only for their own supports)
+is unknown.
 """
 
 from __future__ import annotations
@@ -158,6 +159,7 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
     out = dict(readings)
     ball = set(letters) | {"#"}
     order = sorted(out, key=lambda j: layout.levels[j])
+    torn: set[int] = set()  # ``?`` for a contradiction under them: a ball or an empty place misread
     changed = True
     while changed:
         changed = False
@@ -169,16 +171,24 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
                 for j in (i, *sup):
                     if j == i or out[j].code == ".":
                         out[j] = Reading("?", "support rules: a ball over an empty-looking support", out[j].p)
+                        torn.add(j)
                 changed = True
             elif out[i].code == "?":
                 out[i] = Reading(".", "support rules: a support is empty", out[i].p)
                 changed = True
     # a ball is only as sure as its supports: each must be seen as a ball, or be ``?`` only
-    # for being seen too little
+    # for being seen too little, or only for a support of its own not seen (it is seen as a
+    # ball, and one resting on it says it is there); not where a contradiction lies under it
     for i in order:
         sup = layout.supports[i]
-        if sup and out[i].code in ball and not all(out[j].code in ball or out[j].glimpsed for j in sup):
-            out[i] = Reading("?", "support rules: a support is not seen", out[i].p)
+        if not sup or out[i].code not in ball:
+            continue
+        unseen = [j for j in sup if not (out[j].code in ball or out[j].glimpsed)]
+        if unseen:
+            tearing = any(j in torn for j in unseen)
+            out[i] = Reading("?", "support rules: a support is not seen", out[i].p, glimpsed=not tearing)
+            if tearing:
+                torn.add(i)
     return out
 
 

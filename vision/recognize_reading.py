@@ -33,7 +33,7 @@ class Reading:
     colour: tuple[float, ...] = ()
     #: the share of its facing surface in view (not hidden by balls that may be present)
     seen: float = math.nan
-    #: ``?`` only because too little of it was in view, or as a ball that could be the balls
-    #: below (:func:`alike_below`): a ball read resting on it is not doubted for that
-    #: (:func:`settle`)
+    #: ``?`` only because too little of it was in view, as a ball that could be the balls
+    #: below (:func:`alike_below`), or as a ball seen whose own supports are not (the
+    #: support rules): a ball read resting on it is not doubted for that (:func:`settle`)
     glimpsed: bool = False
