@@ -484,6 +484,48 @@ def test_a_ball_resting_on_balls_seen_is_read_though_a_support_of_theirs_is_not(
     assert out[index["3a1"]].code == "B"
 
 
+def test_a_ball_resting_on_a_ball_of_unclear_colour_is_read():
+    """A support ``?`` only for its colour, the model sure of a ball there, is a ball: one
+    resting on it is read (``Reading.colour_only``). Not where the model was less sure (a
+    ball read black at ``dark_ball`` and then doubted for its colour may be no ball), nor
+    over a contradiction, which it passes on."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    every = {i: Reading("B", "seen", (0.0, 1.0, 0.0)) for i in range(len(layout.names))}
+    x = np.zeros(len(NAMES))
+    x[0], x[1], x[3], x[10] = 0.9, 0.5, 0.9, 0.2
+    unclear = decide(np.array([0.0, 1.0, 0.0]), {}, np.array([-1.64, -1.0, 0.0, 0.0, 0.21, 0.0]), x, 40, 1, "WBR",
+                     Thresholds())
+    assert unclear.code == "?" and "colour unclear" in unclear.why and unclear.colour_only
+    out = settle(layout, every | {index["1a1"]: unclear}, "WBR")
+    assert out[index["2a1"]].code == "B" and out[index["1a1"]].code == "?"
+    assert settle(layout, every | {index["1a1"]: Reading("?", "unsure")}, "WBR")[index["2a1"]].code == "?"
+    # a black ball as light as a white one in the plate's shade: black or white, a ball
+    black = Reading("B", "seen", (0.0, 0.995, 0.005), colour=(-3.6, -2.6, 0.0, 0.0, 0.3, 0.0))
+    doubted = dark_in_shade({0: black}, -3.3, Thresholds())[0]
+    assert doubted.code == "?" and doubted.colour_only
+    doubted = dark_in_shade({0: replace(black, p=(0.05, 0.95, 0.0))}, -3.3, Thresholds())[0]
+    assert doubted.code == "?" and not doubted.colour_only
+    # over a ball seen on a place read empty, a ball of unclear colour passes the doubt on
+    r = every | {index["1d4"]: Reading(".", "seen empty"), index["3b2"]: unclear}  # 3b2 on 2c3, on 1d4
+    out = settle(layout, r, "WBR")
+    assert out[index["2c3"]].code == "?" and out[index["3b2"]].code == "?" and not out[index["3b2"]].colour_only
+    assert out[index["4a1"]].code == "?"
+
+
+def test_balls_on_a_ball_of_unclear_colour_are_read_in_a_frame():
+    """Seed 1100007 (Sparks, plain): the white base ball 1b4 is ``?`` for its colour at
+    P(ball) 1.00. The red 2a3 resting on it, the red 3a2 on that, and the white 4a1 on top
+    were all ``?`` by the support rules; they are read now, and nothing is read wrong."""
+    sc, image = frame_in_look(PYRAMID, 1100007, "plain")
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert result.observation.cells["1b4"] == "?" and "colour unclear" in result.details["1b4"]
+    assert [result.observation.cells[n] for n in ("2a3", "3a2", "4a1")] == ["R", "R", "W"]
+    assert [sc.cells[n] for n in ("2a3", "3a2", "4a1")] == ["R", "R", "W"]
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+
+
 def test_a_ball_above_the_base_must_show_half_of_itself():
     """Less than that, it may be the balls under it showing through: ``?``, and a ball
     resting on it is not doubted for that (``glimpsed``)."""

@@ -32,8 +32,8 @@ base hollow in shadow with the plate's colour, under a place the model leans to 
 at, is unknown (:func:`under_a_ball`). The support rules
 close the reading: a ball seen over a support read empty makes both unknown, a position
 over a support read empty is empty (nothing floats), and a ball whose supports are not all
-seen as balls (or too little in view to be read, or doubted only for their own supports)
-is unknown.
+seen as balls (or too little in view to be read, doubted only for their own supports, or
+sure balls doubted only for their colour) is unknown.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
             return Reading("?", f"light wood?, no outline against the plate ({outline:.2f}), in deep shade "
                            f"({foot:.2f}) and shaded unlike a ball (fit {fit:.2f}): may be the plate crossed "
                            "by shadows", probs, shares)
-        return Reading(code, why, probs, shares, tuple(float(v) for v in colour))
+        return Reading(code, why, probs, shares, tuple(float(v) for v in colour), colour_only=code == "?")
     if probs[0] >= (th.base_empty if level == 1 else th.empty):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
@@ -177,18 +177,22 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
                 out[i] = Reading(".", "support rules: a support is empty", out[i].p)
                 changed = True
     # a ball is only as sure as its supports: each must be seen as a ball, or be ``?`` only
-    # for being seen too little, or only for a support of its own not seen (it is seen as a
-    # ball, and one resting on it says it is there); not where a contradiction lies under it
+    # for being seen too little, only for a support of its own not seen, or only for its
+    # colour (it is seen as a ball, and one resting on it says it is there); not where a
+    # contradiction lies under it, which a ball of unclear colour passes on
     for i in order:
         sup = layout.supports[i]
-        if not sup or out[i].code not in ball:
+        if not sup or not (out[i].code in ball or out[i].colour_only):
             continue
-        unseen = [j for j in sup if not (out[j].code in ball or out[j].glimpsed)]
-        if unseen:
-            tearing = any(j in torn for j in unseen)
-            out[i] = Reading("?", "support rules: a support is not seen", out[i].p, glimpsed=not tearing)
-            if tearing:
-                torn.add(i)
+        unseen = [j for j in sup if not (out[j].code in ball or out[j].glimpsed or out[j].colour_only)]
+        if not unseen:
+            continue
+        tearing = any(j in torn for j in unseen)
+        if tearing:
+            torn.add(i)
+            out[i] = Reading("?", "support rules: a support is not seen", out[i].p)
+        elif out[i].code in ball:
+            out[i] = Reading("?", "support rules: a support is not seen", out[i].p, glimpsed=True)
     return out
 
 
@@ -246,7 +250,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                                   reading.p, reading.shares)
             # with its share in view; built directly, as dataclasses.replace costs more per call
             readings[i] = Reading(reading.code, reading.why, reading.p, reading.shares, reading.colour,
-                                  xs[j][0], reading.glimpsed)
+                                  xs[j][0], reading.glimpsed, reading.colour_only)
             maybe[i] = reading.code != "."
             if reading.code == "." and levels[i] == 1:
                 hollows[i] = batch.colour[j, 2:4]

@@ -37,3 +37,7 @@ class Reading:
     #: below (:func:`alike_below`), or as a ball seen whose own supports are not (the
     #: support rules): a ball read resting on it is not doubted for that (:func:`settle`)
     glimpsed: bool = False
+    #: ``?`` only for its colour, the model sure of a ball (P(ball) at ``Thresholds.ball``):
+    #: a ball is there, whichever colour it is, and one resting on it is not doubted for it
+    #: (:func:`settle`)
+    colour_only: bool = False

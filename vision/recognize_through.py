@@ -59,7 +59,7 @@ class Sight:
 
 def _doubt(r: Reading, why: str) -> Reading:
     """``r`` made unknown for ``why``, keeping the model's view of it."""
-    return replace(r, code="?", why=why, colour=(), glimpsed=False)
+    return replace(r, code="?", why=why, colour=(), glimpsed=False, colour_only=False)
 
 
 def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
