@@ -12,7 +12,10 @@ import pytest
 
 from vision.geometry import load_board
 from vision.pose import Pose, estimate_pose
-from vision.recognize_hands import band_points, find_hands
+from vision.recognize import Recognizer
+from vision.recognize_hands import band_hidden, band_points, find_hands, hidden_by_balls
+from vision.recognize_pyramid import Layout
+from vision.recognize_train import frame_in_look
 from vision.render import Camera, Lighting, random_hand, render
 from vision.render_camera import PLATE_THICKNESS
 from vision.render_webcam import Webcam
@@ -86,3 +89,40 @@ def test_a_run_in_one_ring_alone_is_no_arm():
     across = find_hands(_paint(shot.image, pose, np.concatenate(near_side)), pose, RINGS)
     assert across.present
     assert across.distance(-20.0, -140.0) < 10.0
+
+
+def test_the_top_of_a_tall_pyramid_over_the_band_is_no_arm():
+    """Seen from low down (frame 1100282 of the random sets, Sparks, 640x480), the white
+    ball on top stands over the band beyond the plate's far edge, and the band saw it as an
+    arm: every place was then ``hand?``. Samples a ball may hide are not watched now."""
+    sc, image = frame_in_look(PYRAMID, 1100282, "plain")
+    assert not sc.settings["hands"]
+    recognizer = Recognizer(PYRAMID, sc.game)
+    result = recognizer.read(image)
+    assert result.ok and not result.hand
+    assert not any(why.startswith("hand?") for why in result.details.values())
+    layout = recognizer.layout
+    seen = find_hands(image, result.pose, RINGS)  # every sample watched, as before
+    assert seen.present
+    crossings = np.column_stack([seen.crossings, np.full(len(seen.crossings), -PLATE_THICKNESS)])
+    top = layout.names.index("4a1")
+    assert hidden_by_balls(result.pose, result.pose.project(crossings), layout.centres[top:top + 1],
+                           layout.radius).all()
+
+
+def test_an_arm_is_found_beside_a_tall_pyramid():
+    """The samples the balls may hide are few: from 45 degrees off vertical, a hand reaching
+    in from any side of a full Sparks pyramid is still found."""
+    layout = Layout.of(PYRAMID)
+    cells = {n: "W" if n == "4a1" else ("R" if n[0] in "23" else "B") for n in layout.names}
+    camera = Camera.look_at((0, -420, 420), (0, 0, 0), 60, 640, 480)
+
+    def shoot(hands):
+        return render(PYRAMID, cells, camera, rng=random.Random(2), noise=1.5, table_colour=(60, 90, 60), hands=hands)
+
+    pose = estimate_pose(shoot(()).image, PYRAMID)
+    hidden = band_hidden(pose, RINGS, layout.centres, layout.radius)
+    assert not find_hands(shoot(()).image, pose, RINGS, hidden=hidden).present
+    for k in range(1, 8):
+        hand = random_hand(PYRAMID, random.Random(40 + k), reach_deg=45.0 * k, height_mm=(30, 80))
+        assert find_hands(shoot([hand]).image, pose, RINGS, hidden=hidden).present, k

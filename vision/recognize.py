@@ -34,7 +34,7 @@ from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
-from .recognize_hands import band_patches, band_points, find_hands
+from .recognize_hands import band_hidden, band_patches, band_points, find_hands
 from .recognize_plates import plate_albedos
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
@@ -138,6 +138,7 @@ class Recognizer:
         self._geometry: tuple[Pose, Geometry] | None = None
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
+        self._band_hidden: tuple[Pose, np.ndarray] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
         self.hold = hold
@@ -185,6 +186,15 @@ class Recognizer:
             self._patches = (pose, shape[:2], margin_patches(self.board, pose, shape, self.margin),
                              band_patches(pose, self.rings, shape))
         return self._patches[2], self._patches[3]
+
+    def band_hidden(self, pose: Pose) -> np.ndarray | None:
+        """Which arm band samples a ball may hide for ``pose`` (pyramid boards; None on a
+        grid, whose flat pieces hide none), kept while the same pose is passed again."""
+        if self.layout is None:
+            return None
+        if self._band_hidden is None or self._band_hidden[0] is not pose:
+            self._band_hidden = (pose, band_hidden(pose, self.rings, self.layout.centres, self.layout.radius))
+        return self._band_hidden[1]
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
@@ -251,7 +261,7 @@ class Recognizer:
                     return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
         plate = measure_plate(image, self.board, pose, patches=margin).colour
-        hands = find_hands(image, pose, self.rings, band)
+        hands = find_hands(image, pose, self.rings, band, self.band_hidden(pose))
         if self.layout is not None:
             palette = self.palette
             readings, self._present = read_pyramid(image, self.layout, self.geometry(pose), plate,

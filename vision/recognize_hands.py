@@ -34,6 +34,10 @@ FOREIGN_CAP = 0.5
 #: an arm crosses every ring of the band: a run counts where another ring in view within
 #: this distance (mm) has a run too
 AGREE_MM = 20.0
+#: a ball's image, for the band samples it may hide: its radius grown by this share and
+#: this many pixels (blur, and the 3x3 pixels a sample averages)
+BALL_REACH = 1.25
+BALL_BLUR_PX = 2.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,17 +106,40 @@ def band_patches(pose: Pose, rings: list[np.ndarray], shape: tuple[int, ...]) ->
     return Patches.of(pose.project(np.concatenate(rings)), shape, radius=1)
 
 
-def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: Patches | None = None) -> HandSigns:
+def band_hidden(pose: Pose, rings: list[np.ndarray], centres: np.ndarray, radius: float) -> np.ndarray:
+    """Which of the rings' samples a ball standing at one of ``centres`` (N x 3 mm, of
+    ``radius`` mm) may hide. Seen from low down, a pyramid's upper balls stand over the band
+    beyond the plate's far edge, and a white, red or light wooden ball there is as foreign
+    to the table as an arm."""
+    return hidden_by_balls(pose, pose.project(np.concatenate(rings)), centres, radius)
+
+
+def hidden_by_balls(pose: Pose, uv: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """Which image points ``uv`` (N x 2) lie within a ball's image at any of ``centres``:
+    within :data:`BALL_REACH` of its radius and :data:`BALL_BLUR_PX` more, for blur and the
+    samples' own 3x3 pixels."""
+    centre_uv = pose.project(centres)
+    depth = pose.to_camera(centres)[:, 2]
+    r_px = BALL_REACH * pose.focal * radius / np.maximum(depth, 1e-6) + BALL_BLUR_PX
+    d = np.hypot(uv[:, None, 0] - centre_uv[None, :, 0], uv[:, None, 1] - centre_uv[None, :, 1])
+    return (d <= r_px[None, :]).any(axis=1)
+
+
+def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: Patches | None = None,
+               hidden: np.ndarray | None = None) -> HandSigns:
     """Foreign runs on the table band around the plate, where the other rings agree.
-    ``patches``: :func:`band_patches` for this pose, if already worked out."""
+    ``patches``: :func:`band_patches` for this pose, if already worked out. ``hidden``
+    (:func:`band_hidden`): samples a ball may hide, which join the table's statistics as
+    before but are never taken for an arm."""
     rgb_all, inside_all = (patches or band_patches(pose, rings, image.shape)).sample(image)
     runs, seen = [], []
     start = 0
     for pts in rings:
         rgb, inside = rgb_all[start:start + len(pts)], inside_all[start:start + len(pts)]
+        shown = ~hidden[start:start + len(pts)] if hidden is not None else True
         start += len(pts)
         seen.append(pts[inside, :2])
-        runs.append(pts[_foreign(rgb, inside), :2] if inside.sum() >= 12 else np.zeros((0, 2)))
+        runs.append(pts[_foreign(rgb, inside) & shown, :2] if inside.sum() >= 12 else np.zeros((0, 2)))
     crossings = []
     for k, run in enumerate(runs):
         if not len(run):
