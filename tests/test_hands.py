@@ -94,7 +94,8 @@ def test_a_run_in_one_ring_alone_is_no_arm():
 def test_the_top_of_a_tall_pyramid_over_the_band_is_no_arm():
     """Seen from low down (frame 1100282 of the random sets, Sparks, 640x480), the white
     ball on top stands over the band beyond the plate's far edge, and the band saw it as an
-    arm: every place was then ``hand?``. Samples a ball may hide are not watched now."""
+    arm: every place was then ``hand?``. Samples a ball may hide are never taken for an arm
+    now."""
     sc, image = frame_in_look(PYRAMID, 1100282, "plain")
     assert not sc.settings["hands"]
     recognizer = Recognizer(PYRAMID, sc.game)
@@ -120,9 +121,10 @@ def test_an_arm_is_found_beside_a_tall_pyramid():
     def shoot(hands):
         return render(PYRAMID, cells, camera, rng=random.Random(2), noise=1.5, table_colour=(60, 90, 60), hands=hands)
 
-    pose = estimate_pose(shoot(()).image, PYRAMID)
+    bare = shoot(()).image
+    pose = estimate_pose(bare, PYRAMID)
     hidden = band_hidden(pose, RINGS, layout.centres, layout.radius)
-    assert not find_hands(shoot(()).image, pose, RINGS, hidden=hidden).present
+    assert not find_hands(bare, pose, RINGS, hidden=hidden).present
     for k in range(1, 8):
         hand = random_hand(PYRAMID, random.Random(40 + k), reach_deg=45.0 * k, height_mm=(30, 80))
         assert find_hands(shoot([hand]).image, pose, RINGS, hidden=hidden).present, k

@@ -38,19 +38,23 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds,
         if not r.colour:
             continue
         if r.code == "D" and r.colour[1] > th.wood_top:
-            out[i] = replace(r, code="?", colour_only=r.p[1] >= th.ball, why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
-                                              "lit plate: a light wooden ball half in shadow could look so")
+            out[i] = replace(r, code="?", why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
+                                              "lit plate: a light wooden ball half in shadow could look so",
+                             colour_only=r.p[1] >= th.ball)
         elif r.code == "B" and i in base and r.colour[1] > th.black_top:
-            out[i] = replace(r, code="?", colour_only=r.p[1] >= th.ball, why=f"black?, but its brightest tenth is at {r.colour[1]:.2f}, far lighter "
-                                              "than a black ball's: a white ball half in shadow could look so")
+            out[i] = replace(r, code="?", why=f"black?, but its brightest tenth is at {r.colour[1]:.2f}, far lighter "
+                                              "than a black ball's: a white ball half in shadow could look so",
+                             colour_only=r.p[1] >= th.ball)
         elif not math.isfinite(shade):
             continue
         elif r.code == "B" and r.colour[0] > shade - th.white_shade:
-            out[i] = replace(r, code="?", colour_only=r.p[1] >= th.ball, why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
-                                              f"{shade:.2f}: a white ball in shade could look so")
+            out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
+                                              f"{shade:.2f}: a white ball in shade could look so",
+                             colour_only=r.p[1] >= th.ball)
         elif r.code == "D" and r.colour[0] > shade - th.wood_shade:
-            out[i] = replace(r, code="?", colour_only=r.p[1] >= th.ball, why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
-                                              f"{shade:.2f}: a light wooden ball in shade could look so")
+            out[i] = replace(r, code="?", why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
+                                              f"{shade:.2f}: a light wooden ball in shade could look so",
+                             colour_only=r.p[1] >= th.ball)
     return out
 
 
