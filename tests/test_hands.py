@@ -14,7 +14,7 @@ from vision.geometry import load_board
 from vision.pose import Pose, estimate_pose
 from vision.recognize import Recognizer
 from vision.recognize_hands import band_hidden, band_points, find_hands, hidden_by_balls
-from vision.recognize_pyramid import Layout
+from vision.recognize_pyramid import Geometry, Layout
 from vision.recognize_train import frame_in_look
 from vision.render import Camera, Lighting, random_hand, render
 from vision.render_camera import PLATE_THICKNESS
@@ -107,8 +107,8 @@ def test_the_top_of_a_tall_pyramid_over_the_band_is_no_arm():
     assert seen.present
     crossings = np.column_stack([seen.crossings, np.full(len(seen.crossings), -PLATE_THICKNESS)])
     top = layout.names.index("4a1")
-    assert hidden_by_balls(result.pose, result.pose.project(crossings), layout.centres[top:top + 1],
-                           layout.radius).all()
+    assert hidden_by_balls(result.pose.project(crossings), result.pose.project(layout.centres[top:top + 1]),
+                           recognizer.geometry(result.pose).radius_px[top:top + 1]).all()
 
 
 def test_an_arm_is_found_beside_a_tall_pyramid():
@@ -123,7 +123,7 @@ def test_an_arm_is_found_beside_a_tall_pyramid():
 
     bare = shoot(()).image
     pose = estimate_pose(bare, PYRAMID)
-    hidden = band_hidden(pose, RINGS, layout.centres, layout.radius)
+    hidden = band_hidden(pose, RINGS, layout.centres, Geometry.of(layout, pose).radius_px)
     assert not find_hands(bare, pose, RINGS, hidden=hidden).present
     for k in range(1, 8):
         hand = random_hand(PYRAMID, random.Random(40 + k), reach_deg=45.0 * k, height_mm=(30, 80))

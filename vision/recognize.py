@@ -193,7 +193,8 @@ class Recognizer:
         if self.layout is None:
             return None
         if self._band_hidden is None or self._band_hidden[0] is not pose:
-            self._band_hidden = (pose, band_hidden(pose, self.rings, self.layout.centres, self.layout.radius))
+            self._band_hidden = (pose, band_hidden(pose, self.rings, self.layout.centres,
+                                                   self.geometry(pose).radius_px))
         return self._band_hidden[1]
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:

@@ -40,21 +40,21 @@ def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds,
         if r.code == "D" and r.colour[1] > th.wood_top:
             out[i] = replace(r, code="?", why=f"dark wood?, but its brightest tenth is at {r.colour[1]:.2f}, near the "
                                               "lit plate: a light wooden ball half in shadow could look so",
-                             colour_only=r.p[1] >= th.ball)
+                             colour_only=_sure(r, th))
         elif r.code == "B" and i in base and r.colour[1] > th.black_top:
             out[i] = replace(r, code="?", why=f"black?, but its brightest tenth is at {r.colour[1]:.2f}, far lighter "
                                               "than a black ball's: a white ball half in shadow could look so",
-                             colour_only=r.p[1] >= th.ball)
+                             colour_only=_sure(r, th))
         elif not math.isfinite(shade):
             continue
         elif r.code == "B" and r.colour[0] > shade - th.white_shade:
             out[i] = replace(r, code="?", why=f"black?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a white ball in shade could look so",
-                             colour_only=r.p[1] >= th.ball)
+                             colour_only=_sure(r, th))
         elif r.code == "D" and r.colour[0] > shade - th.wood_shade:
             out[i] = replace(r, code="?", why=f"dark wood?, level {r.colour[0]:.2f}, but the plate's shade reaches "
                                               f"{shade:.2f}: a light wooden ball in shade could look so",
-                             colour_only=r.p[1] >= th.ball)
+                             colour_only=_sure(r, th))
     return out
 
 
@@ -70,7 +70,7 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
         apart = _against_fellows(r, i, judges)
         if apart is not None and -apart[1] >= th.odd_black:
             out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
-                             "a white ball in shadow", r.p, r.shares, seen=r.seen, colour_only=r.p[1] >= th.ball)
+                             "a white ball in shadow", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
     return out
 
 
@@ -157,13 +157,13 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
             out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
                              f"light wood ({light_red:.2f}), and {-apart[1]:.2f} lighter than its other dark "
                              "wooden balls: a light wooden ball in shade keeps their tint", r.p, r.shares, seen=r.seen,
-                             colour_only=r.p[1] >= th.ball)
+                             colour_only=_sure(r, th))
             continue
         near = _tints_apart(r, i, judges, lit) if r.code == "D" else None
         if near is not None and near[0] < th.light_near and near[1] > th.light_tint * near[0]:
             out[i] = Reading("?", f"dark wood?, but its tint is {near[0]:.2f} from this frame's light balls' and "
                              f"{near[1]:.2f} from its other dark wooden balls': a light wooden ball in shade keeps "
-                             "its tint", r.p, r.shares, seen=r.seen, colour_only=r.p[1] >= th.ball)
+                             "its tint", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
             continue
         if apart is None:
             continue
@@ -176,7 +176,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                    "may be stained wood" if r.code == "L" else
                    f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                    "may be light wood")
-            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=r.p[1] >= th.ball)
+            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
     return out
 
 
@@ -200,7 +200,7 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
         if darker >= th.odd_red[0] and less >= th.odd_red[1]:
             out[i] = Reading("?", f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red than this "
                              "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
-                             seen=r.seen, colour_only=r.p[1] >= th.ball)
+                             seen=r.seen, colour_only=_sure(r, th))
     return out
 
 
@@ -222,6 +222,12 @@ def _tints_apart(r: Reading, i: int, judges: dict[int, Reading], lit: np.ndarray
     tint = np.array(r.colour[2:4])
     usual = np.median(np.array([c[2:4] for c in fellows]), axis=0)
     return float(np.hypot(*(tint - lit))), float(np.hypot(*(tint - usual)))
+
+
+def _sure(r: Reading, th: Thresholds) -> bool:
+    """Whether the model is sure of a ball at ``r`` (P(ball) ``th.ball``): a doubt about its
+    colour alone then leaves a ball there (``Reading.colour_only``)."""
+    return r.p[1] >= th.ball
 
 
 def _judges(r: Reading, th: Thresholds) -> bool:

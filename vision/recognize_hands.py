@@ -106,23 +106,21 @@ def band_patches(pose: Pose, rings: list[np.ndarray], shape: tuple[int, ...]) ->
     return Patches.of(pose.project(np.concatenate(rings)), shape, radius=1)
 
 
-def band_hidden(pose: Pose, rings: list[np.ndarray], centres: np.ndarray, radius: float) -> np.ndarray:
-    """Which of the rings' samples a ball standing at one of ``centres`` (N x 3 mm, of
-    ``radius`` mm) may hide. Seen from low down, a pyramid's upper balls stand over the band
-    beyond the plate's far edge, and a white, red or light wooden ball there is as foreign
-    to the table as an arm."""
-    return hidden_by_balls(pose, pose.project(np.concatenate(rings)), centres, radius)
+def band_hidden(pose: Pose, rings: list[np.ndarray], centres: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """Which of the rings' samples a ball standing at one of ``centres`` (N x 3 mm, each of
+    ``radius_px`` in the image: :attr:`Geometry.radius_px`) may hide. Seen from low down, a
+    pyramid's upper balls stand over the band beyond the plate's far edge, and a white, red
+    or light wooden ball there is as foreign to the table as an arm."""
+    return hidden_by_balls(pose.project(np.concatenate(rings)), pose.project(centres), radius_px)
 
 
-def hidden_by_balls(pose: Pose, uv: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
-    """Which image points ``uv`` (N x 2) lie within a ball's image at any of ``centres``:
-    within :data:`BALL_REACH` of its radius and :data:`BALL_BLUR_PX` more, for blur and the
-    samples' own 3x3 pixels."""
-    centre_uv = pose.project(centres)
-    depth = pose.to_camera(centres)[:, 2]
-    r_px = BALL_REACH * pose.focal * radius / np.maximum(depth, 1e-6) + BALL_BLUR_PX
+def hidden_by_balls(uv: np.ndarray, centre_uv: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """Which image points ``uv`` (N x 2) lie within a ball's image centred at one of
+    ``centre_uv`` (M x 2) of ``radius_px`` (M): within :data:`BALL_REACH` of its radius and
+    :data:`BALL_BLUR_PX` more, for blur and the samples' own 3x3 pixels."""
+    reach = BALL_REACH * radius_px + BALL_BLUR_PX
     d = np.hypot(uv[:, None, 0] - centre_uv[None, :, 0], uv[:, None, 1] - centre_uv[None, :, 1])
-    return (d <= r_px[None, :]).any(axis=1)
+    return (d <= reach[None, :]).any(axis=1)
 
 
 def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: Patches | None = None,
