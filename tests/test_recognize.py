@@ -601,6 +601,11 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     assert read(-1.12, 0.78).code == "?" and read(-1.2, 0.75).code == "?"
     assert read(-1.12, 0.72).code == "." and read(-1.5, 0.66).code == "."
     assert read(-1.0, 0.95, "WBR").code == "."  # no ball of the plate's wood in Sparks
+    # from P(empty) ``tinted_empty`` where light wood is played (its tint is asked after:
+    # wood_in_hollow), the same shadow rule with it; in Sparks ``base_empty`` still
+    assert read(-0.3, 0.95, p_empty=0.95).code == "." and read(-0.3, 0.95, p_empty=0.85).code == "?"
+    assert read(-1.0, 0.95, p_empty=0.95).code == "?"
+    assert read(-0.3, 0.95, "WBR", p_empty=0.95).why == "unsure"
 
 
 def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
@@ -718,6 +723,34 @@ def test_an_empty_hollow_tinted_as_the_light_wooden_balls_is_unknown():
     assert read((-0.15, -0.2), replace(paler, p=(0.05, 0.95, 0.0))) == "."  # read at ``light_ball``
 
 
+def test_a_hollow_the_model_leans_empty_is_read_by_its_tint():
+    """Where light wooden balls are played a base hollow the model leans empty, but under
+    ``base_empty``, stays read empty only where its tint tells it from the frame's light
+    wooden base balls: the plate's own, ``hollow_plate`` or more nearer it than theirs, and
+    theirs ``wood_apart`` or more from it (fresh 8800070 1d1 and 1a3, at P(empty) 0.96 and
+    0.92, 0.01 from the plate where the light balls were 0.31 from it)."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    paler = Reading("L", "seen", colour=(-0.4, 0.2, -0.16, -0.2, 0.32, 0.0), seen=0.9)  # 0.26 from the plate
+
+    def read(tint: tuple[float, float], p_empty: float = 0.95, fellow: Reading | None = paler) -> Reading:
+        r = {i: Reading(".", "seen empty") for i in range(len(layout.names))}
+        r[index["1c4"]] = Reading(".", "empty", p=(p_empty, 1.0 - p_empty, 0.0))
+        if fellow is not None:
+            r[index["1a2"]] = fellow
+        return wood_in_hollow(layout, r, {index["1c4"]: np.array(tint)}, Thresholds())[index["1c4"]]
+
+    assert read((0.0, 0.01)).code == "."                        # the plate's tint, 0.26 from the balls'
+    halfway = read((-0.08, -0.1))                                  # 0.13 from each
+    assert halfway.code == "?" and "its tint 0.13 from the plate's and 0.13 from this frame's" in halfway.why
+    assert read((-0.08, -0.1), p_empty=0.998).code == "."        # the model sure of it
+    alone = read((0.0, 0.01), fellow=None)
+    assert alone.code == "?" and "no light wooden base ball read to tell its tint from" in alone.why
+    assert read((0.0, 0.01), fellow=replace(paler, seen=0.5)).code == "?"  # seen too little to judge by
+    # the balls' wood near the plate's, 0.11 from it, tells nothing
+    assert read((0.0, 0.01), fellow=replace(paler, colour=(-0.4, 0.2, -0.08, -0.08, 0.32, 0.0))).code == "?"
+
+
 def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unknown():
     """In one frame the balls of one wood share a tint, and shade makes a ball darker but no
     redder. A "light wooden" ball both darker and redder than the frame's others is a
@@ -807,6 +840,41 @@ def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
     # it must also lie near the light balls' tint: fresh 8500049 1c3, stained through a
     # webcam, was 0.60 from the one light ball's and 3.6 times that from the one stained one's
     assert read(shaded, th=replace(Thresholds(), light_near=0.1)).code == "D"
+    # ``lit_tint`` (2.2) times will do where its brightest tenth is above ``lit_top``: lit so
+    # far, stained wood would show its own tint (fresh 8800070 1c2: 0.14 from the light balls'
+    # and 2.6 times that from the stained ones', its brightest tenth at -0.85)
+
+    def lit(top: float, rg: float = 0.62, bg: float = -0.257) -> Reading:
+        return replace(ball("D", -2.55, rg, bg), colour=(-2.55, top, rg, bg, 0.5, 0.0))
+
+    assert read(lit(-2.05)).code == "D"                            # 0.10 and 2.6 times, in shade
+    out = read(lit(-0.85))
+    assert out.code == "?" and "(its brightest tenth at -0.85)" in out.why
+    assert read(lit(-1.5)).code == "D"                             # under ``lit_top``
+    assert read(lit(-0.85, 0.633, -0.27)).code == "D"              # 2.0 times only
+
+
+def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint_is_unknown():
+    """With no light ball read to compare, the plate's wood stands in for light wood's: a
+    ball read stained ``plate_lighter`` (1.5) lighter than its fellows whose tint lies
+    ``plate_tint`` (1.5) times farther from theirs than from the plate's is unknown (fresh
+    8900123 1a2 through a webcam that turned stained wood olive, in
+    test_fresh_frames_once_misread_in_a_look: 2.11 lighter, 0.40 from the plate's tint and
+    0.67 from the stained ball's)."""
+    def ball(level: float, rg: float, bg: float) -> Reading:
+        return Reading("D", "seen", p=(0.0, 1.0, 0.0), colour=(level, level + 0.4, rg, bg, 0.4, 0.0), seen=0.9)
+
+    olive = {1: ball(-4.99, -0.121, -1.054)}
+
+    def read(r: Reading) -> Reading:
+        out = odd_wood({0: r, **olive}, Thresholds())
+        assert out[1].code == "D"
+        return out[0]
+
+    out = read(ball(-2.88, 0.016, -0.398))
+    assert out.code == "?" and "2.11 lighter than its other dark wooden balls, and its tint 0.40" in out.why
+    assert read(ball(-3.7, 0.016, -0.398)).code == "D"    # 1.29 lighter only
+    assert read(ball(-2.88, -0.05, -0.7)).code == "D"     # 0.70 from the plate's tint, 0.36 from theirs
 
 
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():
@@ -1162,6 +1230,9 @@ def test_an_empty_upper_place_whose_gap_looks_coloured_is_unknown():
     (PYRAMID, 7900137, "far-colour", "2a3", ".", "P(ball) 0.980, and 100% of it could be the balls below"),
     (PYRAMID, 8000187, "webcam", "1c2", "W", "its brightest tenth is at 0.30, far lighter than a black ball's"),
     (PYRAMID, 8000073, "far-colour", "1c3", "L", "its tint is 0.10 from this frame's light balls' and 0.43"),
+    (PYRAMID, 8800070, "plain", "1c2", "L", "0.36 from its other dark wooden balls' (its brightest tenth at -0.85)"),
+    (PYRAMID, 8500124, "far-colour", "1c4", "L", "0.29 from its other dark wooden balls' (its brightest tenth at -1.34"),
+    (PYRAMID, 8900123, "webcam", "1a2", "L", "2.11 lighter than its other dark wooden balls, and its tint 0.40"),
 ])
 def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why):
     """Fresh frames, each read with a confident wrong reading by the code they were found
@@ -1261,7 +1332,16 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       light wood's band) and 0.43 from its stained fellows' (``light_tint``); 8500108 (Pylos,
       through a webcam), a light wooden base ball in the shade of the balls round it read
       stained at level -2.91, no redder than the frame's light wood and 1.57 lighter than
-      its stained fellows (``stained_redder`` with ``stained_lighter``)."""
+      its stained fellows (``stained_redder`` with ``stained_lighter``); 8800070 (Pylos, the
+      board small), a light wooden base ball in the shade of the balls round it, its rim
+      lit, read stained at level -2.55, its brightest tenth at -0.85 and its tint 0.14 from
+      the frame's light balls', 2.6 times that from its stained fellows' (``lit_tint``), and
+      8500124 (Pylos, with far colours), one a third in view read stained at -1.70, its
+      brightest tenth at -1.34, 2.3 times (left wrong from 2026-12-02's second session);
+      8900123 (Pylos, through a webcam that turned stained wood olive), a light wooden base
+      ball in shade read stained at -2.88, 2.11 lighter than the frame's one stained ball
+      read, its tint 0.40 from the plate's and 0.67 from that ball's, no light ball read
+      (``plate_tint``, ``plate_lighter``)."""
     sc, image = frame_in_look(board, seed, look)
     result = Recognizer(board, sc.game).read(image)
     unknown = "?" if board is PYRAMID else "??"

@@ -113,19 +113,30 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     and a light wooden ball in a soft light is barely shaded, so only its tint tells it
     (fresh 5300162 1c4: 0.25 from the plate, 0.02 from its fellows, read empty at P(empty)
     0.998 with the ball on it, and the two resting on that one emptied). The converse of
-    :func:`plate_coloured`."""
+    :func:`plate_coloured`. One read empty at a P(empty) under ``th.base_empty``
+    (``th.tinted_empty``, :func:`decide`) stays so only where its tint lies
+    ``th.hollow_plate`` or more nearer the plate's than theirs, and theirs ``th.wood_apart``
+    or more from the plate's: that tint, not the model, says it is the hollow."""
     wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
               if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen
               and _judges(r, th)]
-    if not wooden or not hollows:
-        return readings
-    usual = np.median(np.array(wooden), axis=0)
+    usual = np.median(np.array(wooden), axis=0) if wooden else None
+    apart = float(np.hypot(*usual)) if usual is not None else 0.0
     out = dict(readings)
     for i, tint in hollows.items():
-        plate, fellow = float(np.hypot(*tint)), float(np.hypot(*(tint - usual)))
-        if plate - fellow >= th.hollow_wood and out[i].code == ".":
-            out[i] = replace(out[i], code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
+        r = out[i]
+        if r.code != ".":
+            continue
+        plate = float(np.hypot(*tint))
+        fellow = float(np.hypot(*(tint - usual))) if usual is not None else math.inf
+        if plate - fellow >= th.hollow_wood:
+            out[i] = replace(r, code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
                              f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
+        elif r.p[0] < th.base_empty and (usual is None or apart < th.wood_apart or fellow - plate < th.hollow_plate):
+            told = ("no light wooden base ball read to tell its tint from" if usual is None else
+                    f"its tint {plate:.2f} from the plate's and {fellow:.2f} from this frame's light wooden balls', "
+                    f"which are {apart:.2f} from it")
+            out[i] = replace(r, code="?", why=f"unsure, P(empty) {r.p[0]:.3f} only, and {told}")
     return out
 
 
@@ -143,7 +154,11 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     the same light a stained ball would be darker still (glossy stained wood, path traced,
     is no redder than light wood, so that alone tells nothing). For the
     same reason a ball read stained whose tint lies near the frame's light balls'
-    (``light_near``) and ``light_tint`` times farther from its fellows' is unknown."""
+    (``light_near``) and ``light_tint`` times farther from its fellows' is unknown, or
+    ``lit_tint`` times where its brightest tenth is above ``lit_top``: lit so far, stained
+    wood would show its own tint. With no light ball read, the plate's wood stands in for
+    theirs: a ball read stained ``plate_lighter`` lighter than its fellows whose tint lies
+    ``plate_tint`` times farther from theirs than from the plate's is unknown."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
@@ -160,10 +175,18 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              colour_only=_sure(r, th))
             continue
         near = _tints_apart(r, i, judges, lit) if r.code == "D" else None
-        if near is not None and near[0] < th.light_near and near[1] > th.light_tint * near[0]:
+        if near is not None and near[0] < th.light_near and (
+                near[1] > th.light_tint * near[0] or (r.colour[1] > th.lit_top and near[1] > th.lit_tint * near[0])):
             out[i] = Reading("?", f"dark wood?, but its tint is {near[0]:.2f} from this frame's light balls' and "
-                             f"{near[1]:.2f} from its other dark wooden balls': a light wooden ball in shade keeps "
-                             "its tint", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+                             f"{near[1]:.2f} from its other dark wooden balls' (its brightest tenth at "
+                             f"{r.colour[1]:.2f}): a light wooden ball in shade keeps its tint", r.p, r.shares,
+                             seen=r.seen, colour_only=_sure(r, th))
+            continue
+        bare = _tints_apart(r, i, judges, np.zeros(2)) if r.code == "D" and apart is not None else None
+        if bare is not None and -apart[1] >= th.plate_lighter and bare[1] >= th.plate_tint * bare[0]:
+            out[i] = Reading("?", f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, and "
+                             f"its tint {bare[0]:.2f} from the plate's and {bare[1]:.2f} from theirs: a light wooden "
+                             "ball in shade keeps its tint", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
             continue
         if apart is None:
             continue

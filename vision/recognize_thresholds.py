@@ -149,6 +149,13 @@ class Thresholds:
     #: empty hollows read right with such fellows on the benchmark's 6,000 frames, the
     #: nearest to them was 0.145 nearer them than the plate
     hollow_wood: float = 0.2
+    #: where light wooden balls are played, a base hollow is read empty from P(empty)
+    #: ``tinted_empty`` (not ``base_empty``) where its tint lies ``hollow_plate`` or more
+    #: nearer the plate's than the median of the frame's light wooden base balls (seen
+    #: ``wooden_seen`` or more), and theirs ``wood_apart`` or more from the plate's
+    #: (:func:`wood_in_hollow`): such a tint is the plate's wood, not a ball's
+    tinted_empty: float = 0.9
+    hollow_plate: float = 0.1
     #: a place read empty whose median sample lies within ``clipped`` (log) of the camera's
     #: white (the level of 8-bit 255 relative to the lit plate) is unknown: a white ball the
     #: camera clips has no shading left to tell it from the plate (fresh 5400532, through a
@@ -194,10 +201,34 @@ class Thresholds:
     #: ones' (fresh 8000073 1c3), the light balls themselves read unknown, redder than light
     #: wood's band. Of the 2,514 stained balls read right with a light ball in their frame on
     #: 2,000 frames (seeds 1,100,000 on, in five looks), the most was 2.0 times (1100344
-    #: 1d2); fresh through a webcam, one was 3.6 times, but 0.60 from the one light ball
+    #: 1d2; 2.9 read again on 2026-12-02's fifth session, 1100080 1c3 through a webcam);
+    #: fresh through a webcam, one was 3.6 times, but 0.60 from the one light ball
     #: (8500049 1c3), hence ``light_near``
     light_near: float = 0.2
     light_tint: float = 3.0
+    #: ... or ``lit_tint`` times farther where its brightest tenth (log level) is above
+    #: ``lit_top``: lit so far, a stained ball shows its own tint. A light wooden base ball in
+    #: the shade of its neighbours, its rim lit, was read stained at -2.55, its brightest
+    #: tenth at -0.85, 0.14 from the light balls' tint and 2.6 times that from the stained
+    #: ones' (fresh 8800070 1c2), and with far colours one at -1.70, top -1.34, 2.3 times
+    #: (fresh 8500124 1c4). Of the stained balls read right on 9,600 frames (seeds 1,100,000
+    #: on in five looks, 8,500,000 on in four, 100 path traced) within ``light_near``, those
+    #: 1.8 times or more farther had their brightest tenth at -1.62 or under (path traced
+    #: 7000072 1b4, 3.0 times; through a webcam 1100080 1c3, 2.9 times, at -1.75), and
+    #: those above -1.4 lay 2.0 times at most (path traced 7000014 1d2, at -1.15)
+    lit_tint: float = 2.2
+    lit_top: float = -1.4
+    #: ... nor one ``plate_lighter`` or more lighter (log level) than the median of its other
+    #: balls read dark wood whose tint lies ``plate_tint`` times farther from theirs than from
+    #: the plate's: light wood, like the plate's, keeps its tint in shade, and no light ball
+    #: need be read to say so. Through a webcam that turned stained wood olive, a light wooden
+    #: base ball in shade was read stained at -2.88, 2.11 lighter than the one stained ball
+    #: read, its tint 0.40 from the plate's and 1.7 times that from the stained ball's, and no
+    #: light ball read in the frame (fresh 8900123 1a2). Of the stained balls read right on
+    #: 9,600 frames (as for ``lit_tint``) 1.3 times or more farther from their fellows' tint
+    #: than from the plate's, the lightest was 1.08 above them (1100344 1d2, 1.7 times)
+    plate_tint: float = 1.5
+    plate_lighter: float = 1.5
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
