@@ -855,7 +855,7 @@ def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
 
 
 def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint_is_unknown():
-    """With no light ball read to compare, the plate's wood stands in for light wood's: a
+    """The plate's wood can stand in for the light balls', so that none need be read: a
     ball read stained ``plate_lighter`` (1.5) lighter than its fellows whose tint lies
     ``plate_tint`` (1.5) times farther from theirs than from the plate's is unknown (fresh
     8900123 1a2 through a webcam that turned stained wood olive, in

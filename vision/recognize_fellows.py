@@ -156,9 +156,9 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     same reason a ball read stained whose tint lies near the frame's light balls'
     (``light_near``) and ``light_tint`` times farther from its fellows' is unknown, or
     ``lit_tint`` times where its brightest tenth is above ``lit_top``: lit so far, stained
-    wood would show its own tint. With no light ball read, the plate's wood stands in for
-    theirs: a ball read stained ``plate_lighter`` lighter than its fellows whose tint lies
-    ``plate_tint`` times farther from theirs than from the plate's is unknown."""
+    wood would show its own tint. The plate's wood can stand in for the light balls' (none
+    need be read): a ball read stained ``plate_lighter`` lighter than its fellows whose tint
+    lies ``plate_tint`` times farther from theirs than from the plate's is unknown."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
