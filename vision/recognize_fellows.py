@@ -17,6 +17,9 @@ from .recognize_pyramid import Layout
 from .recognize_reading import RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 
+#: the plate's own tint: every tint (log red/green and blue/green) is measured from it
+PLATE_TINT = (0.0, 0.0)
+
 
 def dark_in_shade(readings: dict[int, Reading], shade: float, th: Thresholds,
                   base: Collection[int] = ()) -> dict[int, Reading]:
@@ -182,7 +185,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              f"{r.colour[1]:.2f}): a light wooden ball in shade keeps its tint", r.p, r.shares,
                              seen=r.seen, colour_only=_sure(r, th))
             continue
-        bare = _tints_apart(r, i, judges, np.zeros(2)) if r.code == "D" and apart is not None else None
+        bare = _tints_apart(r, i, judges, PLATE_TINT) if r.code == "D" and apart is not None else None
         if bare is not None and -apart[1] >= th.plate_lighter and bare[1] >= th.plate_tint * bare[0]:
             out[i] = Reading("?", f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, and "
                              f"its tint {bare[0]:.2f} from the plate's and {bare[1]:.2f} from theirs: a light wooden "
@@ -236,15 +239,17 @@ def _lit_tint(readings: dict[int, Reading], th: Thresholds) -> np.ndarray | None
     return np.median(np.array(lit), axis=0) if lit else None
 
 
-def _tints_apart(r: Reading, i: int, judges: dict[int, Reading], lit: np.ndarray | None) -> tuple[float, float] | None:
-    """How far ball ``r``'s tint lies from ``lit`` (:func:`_lit_tint`) and from the median
-    of the other balls of ``judges`` read in its colour, or None when either is missing."""
+def _tints_apart(r: Reading, i: int, judges: dict[int, Reading],
+                 ref: np.ndarray | tuple[float, float] | None) -> tuple[float, float] | None:
+    """How far ball ``r``'s tint lies from ``ref`` (a tint relative to the plate's: the light
+    balls', :func:`_lit_tint`, or :data:`PLATE_TINT`) and from the median of the other balls
+    of ``judges`` read in its colour, or None when either is missing."""
     fellows = _fellows(r, i, judges)
-    if lit is None or not fellows:
+    if ref is None or not fellows:
         return None
     tint = np.array(r.colour[2:4])
     usual = np.median(np.array([c[2:4] for c in fellows]), axis=0)
-    return float(np.hypot(*(tint - lit))), float(np.hypot(*(tint - usual)))
+    return float(np.hypot(*(tint - ref))), float(np.hypot(*(tint - usual)))
 
 
 def _sure(r: Reading, th: Thresholds) -> bool:
