@@ -4,6 +4,7 @@ look like one (a false arm makes the model doubt places and stops the colours ad
 
 from __future__ import annotations
 
+import math
 import random
 
 import cv2
@@ -13,7 +14,8 @@ import pytest
 from vision.geometry import load_board
 from vision.pose import Pose, estimate_pose
 from vision.recognize import Recognizer
-from vision.recognize_hands import band_hidden, band_points, find_hands, hidden_by_balls
+from vision.recognize_colour import to_linear
+from vision.recognize_hands import _foreign, band_hidden, band_points, find_hands, hidden_by_balls
 from vision.recognize_pyramid import Geometry, Layout
 from vision.recognize_train import frame_in_look
 from vision.render import Camera, Lighting, random_hand, render
@@ -66,6 +68,40 @@ def test_an_arm_is_found_through_the_same_noise(table):
         near_hand = cv2.dilate(mask.astype(np.uint8), np.ones((5, 5), np.uint8)) > 0
         u, v = np.rint(pose.project(on_table)).astype(int).T
         assert near_hand[v, u].mean() >= 0.85, (table, k, signs.crossings[~near_hand[v, u]])
+
+
+def _ring(levels: np.ndarray) -> np.ndarray:
+    """Linear RGB of a ring's samples from their sRGB levels (N x 3)."""
+    return to_linear(np.asarray(levels, dtype=np.uint8))
+
+
+def test_a_dark_tables_shift_in_chromaticity_is_no_arm_where_a_bright_ones_is():
+    """The same shift of chromaticity (0.6, as a webcam's JPEG block or tone curve gives a
+    dark table) in a run of six samples: no arm on a table whose darkest channel sits at
+    level 30 (one level's step there moves a log ratio by about 0.08), an arm on one at
+    level 150."""
+    for level, arm in ((30, False), (150, True)):
+        table = np.tile([level + 4, level + 2, level], (200, 1))
+        table[::2] += 1  # the sensor's noise: a level either way
+        rgb = _ring(table)
+        rgb[60:66, 2] *= math.exp(0.6)  # blue/green 0.6 farther (log, linear light)
+        runs = _foreign(rgb, np.ones(200, dtype=bool))
+        assert runs[60:66].all() == arm and not runs[:60].any() and not runs[66:].any(), level
+
+
+@pytest.mark.parametrize("seed", [1100049, 1100272])
+def test_a_webcams_tone_and_jpeg_on_a_dark_table_far_from_the_plate_is_no_arm(seed):
+    """Random frames through webcams (no hand): a navy table at JPEG quality 25-55 whose
+    tone curve and blocks move its chromaticity by 0.4-0.7 in patches, seen on all three
+    rings. Each showed an arm, so every place was ``?`` ("hand?"); now 1100049 is read
+    whole and 1100272 all but two places (those hidden)."""
+    sc, image = frame_in_look(PYRAMID, seed, "webcam", hands=0.0)
+    recognizer = Recognizer(PYRAMID, sc.game)
+    result = recognizer.read(image)
+    assert result.ok and not result.hand
+    assert not any(why.startswith("hand?") for why in result.details.values())
+    right = sum(result.observation.cells[name] == sc.cells.get(name, ".") for name in result.observation.cells)
+    assert right >= 28, result.details
 
 
 def _paint(image: np.ndarray, pose: Pose, points: np.ndarray) -> np.ndarray:

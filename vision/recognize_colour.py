@@ -47,6 +47,13 @@ def to_linear(levels: np.ndarray) -> np.ndarray:
     return cv2.LUT(levels.reshape(-1, levels.shape[-1] if levels.ndim > 1 else 1), LINEAR).reshape(levels.shape)
 
 
+def srgb_level(linear: np.ndarray) -> np.ndarray:
+    """The sRGB 8-bit level (at least 1) of linear light: where one level's step, and a
+    camera's noise in levels, weighs most (a step moves a channel's log by about 2.4 / level)."""
+    x = np.maximum(np.asarray(linear, dtype=np.float64), 0.0)
+    return np.maximum(255.0 * np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055), 1.0)
+
+
 def pixels_at(image: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The pixels of ``image`` (H x W x C, or H x W: C = 1) at ``points`` (... x 2, row and
     column; a row of -1 marks a point outside the image, which reads pixel 0, 0):

@@ -3,9 +3,10 @@
 A hand hovers above the board and its arm comes in from beyond the plate's edge, so in the
 image it covers some of the table just outside the plate. The table is sampled on three
 rings around the plate; samples whose chromaticity is far from the ring's own (measured in
-the same frame: its median; how far allows for the ring's noise) and not merely darker (a
-shadow keeps the table's chromaticity) are foreign. A run of foreign samples that another
-ring shows too is an arm; where it crosses tells recognition which positions to distrust.
+the same frame: its median; how far allows for the ring's noise, and for how coarse a dark
+table's levels are) and not merely darker (a shadow keeps the table's chromaticity) are
+foreign. A run of foreign samples that another ring shows too is an arm; where it
+crosses tells recognition which positions to distrust.
 Skin tones are close to light wood, so this looks at the table, not the plate; a table of
 the skin's colour defeats it (the per-position checks remain).
 """
@@ -19,7 +20,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import Patches, distance, log_chroma, luminance, quantile
+from .recognize_colour import Patches, distance, log_chroma, luminance, quantile, srgb_level
 from .render_camera import PLATE_THICKNESS
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
@@ -31,6 +32,15 @@ STEP_MM = 5.0
 FOREIGN_CHROMA = 0.3
 NOISE_FACTOR = 2.5
 FOREIGN_CAP = 0.5
+#: ... and farther where the sample or the table is dark: an 8-bit level's step moves a
+#: channel's log by about 2.4 / level, and a webcam's JPEG, sharpening and tone curve move
+#: a dark channel by several levels in patches wider than the band, so a sample whose
+#: darkest channel is at level a, on a table whose darkest is at b, must lie
+#: NOISE_LEVELS (1/a + 1/b) away: 0.69 where both sit at 35, 0.16 at 150 (the limits
+#: above decide there). 16 would leave 2 of the study's 21 false arms through webcams
+#: (12: 6), but missed the arm in a dim frame (tests/test_hands.py: skin 0.55-0.9 from a
+#: dark grey table, at levels 40-80)
+NOISE_LEVELS = 12.0
 #: an arm crosses every ring of the band: a run counts where another ring in view within
 #: this distance (mm) has a run too
 AGREE_MM = 20.0
@@ -91,6 +101,10 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
     spread = float(quantile(dist[inside], 75))
     limit = min(max(FOREIGN_CHROMA, NOISE_FACTOR * spread), FOREIGN_CAP)
     far = dist > limit
+    if far.any():  # the levels of those few only: a power per sample costs
+        doubted = np.flatnonzero(far)
+        table = float(srgb_level(quantile(rgb[inside], 50)).min())
+        far[doubted] = dist[doubted] > NOISE_LEVELS * (1.0 / srgb_level(rgb[doubted]).min(axis=1) + 1.0 / table)
     bright = lum > 2.5 * ref_lum
     foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
     f = np.concatenate([foreign[-2:], foreign, foreign[:2]])  # the ring wraps
