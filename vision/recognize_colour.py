@@ -17,6 +17,7 @@ from typing import Mapping, Sequence
 import cv2
 import numpy as np
 
+from . import srgb
 from .geometry import Board
 from .pose import Pose
 from .render_camera import MARKER_PAPER
@@ -25,9 +26,7 @@ RGB = tuple[int, int, int]
 
 
 def _lut() -> np.ndarray:
-    s = np.arange(256, dtype=np.float64) / 255.0
-    lin = np.where(s <= 0.04045, s / 12.92, ((s + 0.055) / 1.055) ** 2.4)
-    return lin.astype(np.float32)
+    return srgb.decode(np.arange(256, dtype=np.float64) / 255.0).astype(np.float32)
 
 
 #: sRGB 8-bit level -> linear light
@@ -51,7 +50,7 @@ def srgb_level(linear: np.ndarray) -> np.ndarray:
     """The sRGB 8-bit level (at least 1) of linear light: where one level's step, and a
     camera's noise in levels, weighs most (a step moves a channel's log by about 2.4 / level)."""
     x = np.maximum(np.asarray(linear, dtype=np.float64), 0.0)
-    return np.maximum(255.0 * np.where(x <= 0.0031308, 12.92 * x, 1.055 * np.power(x, 1 / 2.4) - 0.055), 1.0)
+    return np.maximum(255.0 * srgb.encode(x), 1.0)
 
 
 def pixels_at(image: np.ndarray, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,6 +13,7 @@ import math
 import cv2
 import numpy as np
 
+from . import srgb as srgb_curve
 from .geometry import Board
 from .markers import marker_cells
 from .render_camera import MARKER_PAPER
@@ -32,13 +33,12 @@ _LUT_SIZE = 1 << 14
 
 def to_linear(srgb: RGB | np.ndarray) -> np.ndarray:
     """sRGB (0-255) to linear light (0-1), float32."""
-    c = np.asarray(srgb, dtype=np.float32) / 255.0
-    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4).astype(np.float32)
+    return srgb_curve.decode(np.asarray(srgb, dtype=np.float32) / 255.0).astype(np.float32)
 
 
 def _encode_lut() -> np.ndarray:
     x = np.linspace(0.0, 1.0, _LUT_SIZE, dtype=np.float64)
-    return (255.0 * np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)).astype(np.float32)
+    return (255.0 * srgb_curve.encode(x)).astype(np.float32)
 
 
 #: linear (0-1, _LUT_SIZE steps) to sRGB 0-255, built once at import
