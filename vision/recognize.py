@@ -34,7 +34,7 @@ from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
-from .recognize_hands import band_hidden, band_patches, band_points, find_hands
+from .recognize_hands import band_hidden, band_patches, band_points, find_hands, plate_halo
 from .recognize_plates import plate_albedos
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
@@ -138,7 +138,7 @@ class Recognizer:
         self._geometry: tuple[Pose, Geometry] | None = None
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
-        self._band_hidden: tuple[Pose, np.ndarray] | None = None
+        self._band_masks: tuple[Pose, np.ndarray | None, np.ndarray] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
         self.hold = hold
@@ -187,15 +187,15 @@ class Recognizer:
                              band_patches(pose, self.rings, shape))
         return self._patches[2], self._patches[3]
 
-    def band_hidden(self, pose: Pose) -> np.ndarray | None:
+    def band_masks(self, pose: Pose) -> tuple[np.ndarray | None, np.ndarray]:
         """Which arm band samples a ball may hide for ``pose`` (pyramid boards; None on a
-        grid, whose flat pieces hide none), kept while the same pose is passed again."""
-        if self.layout is None:
-            return None
-        if self._band_hidden is None or self._band_hidden[0] is not pose:
-            self._band_hidden = (pose, band_hidden(pose, self.rings, self.layout.centres,
-                                                   self.geometry(pose).radius_px))
-        return self._band_hidden[1]
+        grid, whose flat pieces hide none), and which lie beside the plate's outline in the
+        image; kept while the same pose is passed again."""
+        if self._band_masks is None or self._band_masks[0] is not pose:
+            hidden = None if self.layout is None else band_hidden(pose, self.rings, self.layout.centres,
+                                                                  self.geometry(pose).radius_px)
+            self._band_masks = (pose, hidden, plate_halo(pose, self.board, self.rings))
+        return self._band_masks[1], self._band_masks[2]
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
@@ -262,7 +262,7 @@ class Recognizer:
                     return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
         plate = measure_plate(image, self.board, pose, patches=margin).colour
-        hands = find_hands(image, pose, self.rings, band, self.band_hidden(pose))
+        hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
         if self.layout is not None:
             palette = self.palette
             readings, self._present = read_pyramid(image, self.layout, self.geometry(pose), plate,

@@ -5,8 +5,9 @@ image it covers some of the table just outside the plate. The table is sampled o
 rings around the plate; samples whose chromaticity is far from the ring's own (measured in
 the same frame: its median; how far allows for the ring's noise, and for how coarse a dark
 table's levels are) and not merely darker (a shadow keeps the table's chromaticity) are
-foreign. A run of foreign samples that another ring shows too is an arm; where it
-crosses tells recognition which positions to distrust.
+foreign. Beside the plate's outline in the image the plate's colour bleeds into the table,
+so there a sample must differ in brightness too. A run of foreign samples that another
+ring shows too is an arm; where it crosses tells recognition which positions to distrust.
 Skin tones are close to light wood, so this looks at the table, not the plate; a table of
 the skin's colour defeats it (the per-position checks remain).
 """
@@ -16,6 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from .geometry import Board
@@ -41,6 +43,16 @@ FOREIGN_CAP = 0.5
 #: (12: 6), but missed the arm in a dim frame (tests/test_hands.py: skin 0.55-0.9 from a
 #: dark grey table, at levels 40-80)
 NOISE_LEVELS = 12.0
+#: seen from low down, the rings beyond the plate's far edge lie a few pixels from its
+#: outline in the image, where a webcam's sharpening halo and JPEG's chroma (at half
+#: resolution, in 8x8 blocks) carry the plate's light wood into the table: a sample within
+#: PLATE_HALO_PX of the outline shows an arm by its colour only where its brightness
+#: differs from the table's by HALO_LEVEL times too, either way (an arm there is lit or
+#: shaded otherwise than the table; one 2.5 times brighter counts as anywhere); by its
+#: colour alone it neither shows an arm nor rules out one another ring shows (an arm as
+#: bright as the table, seen beyond the halo on the outer ring alone)
+PLATE_HALO_PX = 6.0
+HALO_LEVEL = 1.5
 #: an arm crosses every ring of the band: a run counts where another ring in view within
 #: this distance (mm) has a run too
 AGREE_MM = 20.0
@@ -91,8 +103,10 @@ def band_points(board: Board) -> list[np.ndarray]:
     return rings
 
 
-def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
-    """Samples of one ring foreign to the table, in runs of three along it (it wraps)."""
+def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Samples of one ring foreign to the table, in runs of three along it (it wraps), and
+    those that can tell neither way: beside the plate's outline (``halo``,
+    :func:`plate_halo`), off the table's colour but not its brightness."""
     lum = luminance(rgb)
     chroma = log_chroma(rgb)
     ref = quantile(chroma[inside], 50)
@@ -107,7 +121,15 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray) -> np.ndarray:
         far[doubted] = dist[doubted] > NOISE_LEVELS * (1.0 / srgb_level(rgb[doubted]).min(axis=1) + 1.0 / table)
     bright = lum > 2.5 * ref_lum
     foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
-    f = np.concatenate([foreign[-2:], foreign, foreign[:2]])  # the ring wraps
+    if halo is None:
+        return _in_runs(foreign), np.zeros(len(foreign), dtype=bool)
+    shows = _in_runs(foreign & (~halo | bright | (lum > HALO_LEVEL * ref_lum) | (lum * HALO_LEVEL < ref_lum)))
+    return shows, _in_runs(foreign) & ~shows
+
+
+def _in_runs(foreign: np.ndarray) -> np.ndarray:
+    """The ``foreign`` samples of a ring in runs of three along it (it wraps)."""
+    f = np.concatenate([foreign[-2:], foreign, foreign[:2]])
     n = len(foreign)
     before2, before, after, after2 = f[:n], f[1:n + 1], f[3:n + 3], f[4:n + 4]
     return foreign & ((before & before2) | (before & after) | (after & after2))
@@ -137,21 +159,45 @@ def hidden_by_balls(uv: np.ndarray, centre_uv: np.ndarray, radius_px: np.ndarray
     return (d <= reach[None, :]).any(axis=1)
 
 
+def plate_halo(pose: Pose, board: Board, rings: list[np.ndarray]) -> np.ndarray:
+    """Which of the rings' samples lie within :data:`PLATE_HALO_PX` of the plate's
+    outline in the image (its top and bottom corners' hull), or inside it."""
+    w, d = board.plate[0] / 2, board.plate[1] / 2
+    corners = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, -PLATE_THICKNESS)])
+    outline = cv2.convexHull(pose.project(corners).astype(np.float32))[:, 0].astype(np.float64)
+    return near_polygon(pose.project(np.concatenate(rings)), outline, PLATE_HALO_PX)
+
+
+def near_polygon(uv: np.ndarray, polygon: np.ndarray, px: float) -> np.ndarray:
+    """Which points ``uv`` (N x 2) lie inside the convex ``polygon`` (M x 2, in order)
+    or within ``px`` of its edges."""
+    a, ab = polygon, np.roll(polygon, -1, axis=0) - polygon
+    ap = uv[:, None, :] - a[None]
+    t = np.clip((ap * ab).sum(axis=2) / np.maximum((ab * ab).sum(axis=1), 1e-12), 0.0, 1.0)
+    gap = ap - t[..., None] * ab
+    near = np.hypot(gap[..., 0], gap[..., 1]).min(axis=1) < px
+    turn = ab[None, :, 0] * ap[..., 1] - ab[None, :, 1] * ap[..., 0]
+    return near | (turn >= 0).all(axis=1) | (turn <= 0).all(axis=1)
+
+
 def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: Patches | None = None,
-               hidden: np.ndarray | None = None) -> HandSigns:
+               hidden: np.ndarray | None = None, halo: np.ndarray | None = None) -> HandSigns:
     """Foreign runs on the table band around the plate, where the other rings agree.
     ``patches``: :func:`band_patches` for this pose, if already worked out. ``hidden``
     (:func:`band_hidden`): samples a ball may hide, which join the table's statistics as
-    before but are never taken for an arm."""
+    before but are never taken for an arm. ``halo`` (:func:`plate_halo`): samples beside
+    the plate's outline, which by colour alone neither show an arm nor rule one out."""
     rgb_all, inside_all = (patches or band_patches(pose, rings, image.shape)).sample(image)
     runs, seen = [], []
     start = 0
     for pts in rings:
         rgb, inside = rgb_all[start:start + len(pts)], inside_all[start:start + len(pts)]
         shown = ~hidden[start:start + len(pts)] if hidden is not None else True
+        near = halo[start:start + len(pts)] if halo is not None else None
         start += len(pts)
-        seen.append(pts[inside, :2])
-        runs.append(pts[_foreign(rgb, inside) & shown, :2] if inside.sum() >= 12 else np.zeros((0, 2)))
+        foreign, unsure = _foreign(rgb, inside, near) if inside.sum() >= 12 else (np.zeros(len(pts), dtype=bool),) * 2
+        seen.append(pts[inside & ~unsure, :2])
+        runs.append(pts[foreign & shown, :2])
     crossings = []
     for k, run in enumerate(runs):
         if not len(run):
