@@ -221,7 +221,10 @@ def test_the_top_of_a_tall_pyramid_over_the_band_is_no_arm():
 
 def test_an_arm_is_found_beside_a_tall_pyramid():
     """The samples the balls may hide are few: from 45 degrees off vertical, a hand reaching
-    in from any side of a full Sparks pyramid is still found."""
+    in from any side of a full Sparks pyramid is still found. From the far side (k 6) the
+    inner two rings lie within the plate's halo, where the arm, on this green table, is
+    off its colour but not its brightness: those tell nothing, and the outer ring's run
+    stands alone."""
     layout = Layout.of(PYRAMID)
     cells = {n: "W" if n == "4a1" else ("R" if n[0] in "23" else "B") for n in layout.names}
     camera = Camera.look_at((0, -420, 420), (0, 0, 0), 60, 640, 480)
