@@ -191,7 +191,8 @@ def calibrate(image: Any, board: Board, game: str | None = None, *, intrinsics: 
     plate = measure_plate(image, board, pose, rec.margin)
     if plate.samples < 8:
         raise CalibrationError("the plate's edges are out of view: the whole board must be in the picture")
-    hands = find_hands(image, pose, rec.rings, None, *rec.band_masks(pose))
+    hidden, halo = rec.band_masks(pose)
+    hands = find_hands(image, pose, rec.rings, hidden=hidden, halo=halo)
     if hands.present:
         raise CalibrationError("something (a hand?) reaches over the board's edge: clear the view and try again")
     balls: dict[str, BallColour] = {}

@@ -23,7 +23,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_colour import Patches, distance, log_chroma, luminance, quantile, srgb_level
-from .render_camera import PLATE_THICKNESS
+from .render_camera import PLATE_THICKNESS, plate_corners
 
 #: the band of table sampled around the plate (mm beyond the plate's edge)
 BAND_MM = (22.0, 30.0, 38.0)
@@ -162,9 +162,7 @@ def hidden_by_balls(uv: np.ndarray, centre_uv: np.ndarray, radius_px: np.ndarray
 def plate_halo(pose: Pose, board: Board, rings: list[np.ndarray]) -> np.ndarray:
     """Which of the rings' samples lie within :data:`PLATE_HALO_PX` of the plate's
     outline in the image (its top and bottom corners' hull), or inside it."""
-    w, d = board.plate[0] / 2, board.plate[1] / 2
-    corners = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, -PLATE_THICKNESS)])
-    outline = cv2.convexHull(pose.project(corners).astype(np.float32))[:, 0].astype(np.float64)
+    outline = cv2.convexHull(pose.project(plate_corners(board)).astype(np.float32))[:, 0].astype(np.float64)
     return near_polygon(pose.project(np.concatenate(rings)), outline, PLATE_HALO_PX)
 
 

@@ -146,11 +146,17 @@ class Camera:
         return Camera(self.width * factor, self.height * factor, self.fx * factor, self.fy * factor, self.R, self.t)
 
 
+def plate_corners(board: Board) -> list[tuple[float, float, float]]:
+    """The plate's eight corners (mm): its top face's and, a plate's thickness down, its
+    bottom's."""
+    w, d = board.plate[0] / 2, board.plate[1] / 2
+    return [(sx * w, sy * d, z) for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, -PLATE_THICKNESS)]
+
+
 def plate_points(board: Board) -> np.ndarray:
     """Points that must be in view to see the whole board: the plate's eight corners and
     every marker's paper corners."""
-    w, d = board.plate[0] / 2, board.plate[1] / 2
-    pts = [(sx * w, sy * d, z) for sx in (-1, 1) for sy in (-1, 1) for z in (0.0, -PLATE_THICKNESS)]
+    pts = plate_corners(board)
     h = board.marker_size / 2 + MARKER_PAPER
     for m in board.markers:
         x, y = m.centre
