@@ -35,6 +35,7 @@ from .recognize_colour import Patches, margin_patches, margin_points, measure_pl
 from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
 from .recognize_hands import band_hidden, band_patches, band_points, find_hands, plate_halo
+from .recognize_reach import arm_reach
 from .recognize_plates import plate_albedos
 from .recognize_model import Ensemble, load
 from .recognize_pyramid import Geometry, Layout
@@ -265,10 +266,16 @@ class Recognizer:
         hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
         if self.layout is not None:
             palette = self.palette
-            readings, self._present = read_pyramid(image, self.layout, self.geometry(pose), plate,
+            geo = self.geometry(pose)
+            clear = None
+            if hands.present:  # which places the arm lies well clear of in the image
+                centres = pose.project(self.layout.centres)
+                reach = arm_reach(image, pose, self.board, hands, centres, geo.radius_px)
+                clear = None if reach is None else reach.clear(centres, geo.radius_px)
+            readings, self._present = read_pyramid(image, self.layout, geo, plate,
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
-                                                   palette.colour if palette else None, self._present)
+                                                   palette.colour if palette else None, self._present, clear)
             cells = {n: r.code for n, r in readings.items()}
             details = {n: _describe(r) for n, r in readings.items()}
             probabilities = {n: r.p for n, r in readings.items()}

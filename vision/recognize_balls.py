@@ -208,26 +208,44 @@ def gather(image: np.ndarray, pixels: np.ndarray) -> tuple[np.ndarray, np.ndarra
 def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.ndarray, protos: dict,
                  letters: str, model, hands: HandSigns, th: Thresholds = Thresholds(),
                  colour_rule: ColourRule | None = None,
-                 guess: np.ndarray | None = None) -> tuple[dict[str, Reading], np.ndarray]:
+                 guess: np.ndarray | None = None,
+                 clear: np.ndarray | None = None) -> tuple[dict[str, Reading], np.ndarray]:
     """Every position of the board, read level by level from the top; ``colour_rule``
     replaces :func:`colour_of` (calibrated colours, vision/calibration.py). Also returns
     which positions the levels' reading left as maybe holding a ball (all but those it
     read empty, before the rules below looked again): the next frame's ``guess``. A
     guess makes the reading cheaper where right and changes nothing it reads
-    (vision/recognize_levels.py); without one, none above the base is expected."""
+    (vision/recognize_levels.py); without one, none above the base is expected. ``clear``:
+    the positions an arm in view lies well clear of in the image (vision/recognize_reach.py),
+    read as in a frame without a hand."""
     lin, inside = gather(image, geo.pixels)
     body = Colours.of(lin[geo.body], plate)  # every position's, for the measures and the rules below
     maybe = np.ones(len(layout.names), dtype=bool)
     near = np.array([hands.distance(*c[:2]) for c in layout.centres])
     closeness = np.where(np.isfinite(near), np.exp(-near / 60.0), 0.0)
+    hand_at = np.full(len(near), hands.present)
+    hand_close = closeness
+    if clear is not None:
+        hand_at &= ~clear
+        closeness = np.where(clear, 0.0, closeness)
     readings: dict[int, Reading] = {}
     hollows: dict[int, np.ndarray] = {}  # the tint of each base hollow read empty
     white = math.log(1.0 / max(float(plate @ LUMA), 1e-6))  # 8-bit 255's level: the camera clips there
 
     def measure(rows: np.ndarray, above: np.ndarray) -> tuple[Batch, np.ndarray]:
         batch = measure_level(geo, rows, lin, inside, above, plate, protos, letters, layout.levels,
-                              hands.present, closeness, body)
-        return batch, model.probabilities(batch.x)
+                              hand_at, closeness, body)
+        probs = model.probabilities(batch.x)
+        if clear is not None:  # unless the model told of the arm doubts them: a hand's shadow
+            sel = np.flatnonzero(clear[rows])
+            if len(sel):
+                x = batch.x[sel].copy()
+                x[:, 18] = 1.0
+                x[:, 19] = hand_close[rows[sel]]
+                told = model.probabilities(x)
+                doubt = told[:, 2] > th.hand_told
+                probs[sel[doubt]] = told[doubt]
+        return batch, probs
 
     if guess is None:
         guess = layout.levels == 1

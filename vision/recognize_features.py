@@ -181,20 +181,22 @@ class Batch:
 
 
 def measure_level(geo: Geometry, idx: np.ndarray, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray,
-                  plate: np.ndarray, protos: dict, letters: str, levels: np.ndarray, hand_frame: bool,
+                  plate: np.ndarray, protos: dict, letters: str, levels: np.ndarray, hand_frame: bool | np.ndarray,
                   hand_near: np.ndarray, colours: Colours | None = None) -> Batch:
     """Measures of the positions ``idx`` (one level) from the frame's sampled pixels
     (``lin``: linear RGB of :attr:`Geometry.pixels`, ``inside`` where in the image), with
     ``maybe`` the positions that may hold a ball: one for all, or one row per position of
     ``idx`` (several levels measured at once, each row with what is taken to be above it).
-    ``colours``: every position's body samples as :class:`Colours`, if worked out already."""
+    ``colours``: every position's body samples as :class:`Colours`, if worked out already.
+    ``hand_frame``: whether a hand is in view, for all positions or for each (those well
+    clear of the arm in the image are read as without one: vision/recognize_reach.py)."""
     x = np.zeros((len(idx), len(NAMES)))
     b = geo.body[idx]
     ok = _unblocked(geo, idx, inside, maybe)
     counts = ok.sum(axis=1)
     x[:, 0] = counts / np.maximum(geo.body_ok[idx].sum(axis=1), 1)
     x[:, 17] = levels[idx]
-    x[:, 18] = float(hand_frame)
+    x[:, 18] = hand_frame[idx] if isinstance(hand_frame, np.ndarray) else float(hand_frame)
     x[:, 19] = hand_near[idx]
     rgb = lin[b]
     col = colours.at(idx) if colours is not None else Colours.of(rgb, plate)

@@ -1,0 +1,135 @@
+"""Where a hand reaches over a pyramid board in the image: the arm followed in from the band.
+
+The band round the plate (vision/recognize_hands.py) tells that an arm crosses into view
+and where. Told only that, the model must distrust every place: skin over the plate's
+wood looks like an empty hollow, so where a hand is cannot be told place by place. The
+arm is one body, though, from where it crosses the band to the fingertips, above every
+ball, so nothing hides it: its colour, measured where it crosses the band, grown through
+the image from there, finds it. The places whose image lies well clear of what was grown
+are read as in a frame without a hand; the rest as before. Where the plate, a ball or the
+table is as near the arm's colour, the growth takes them too: more places are distrusted,
+never fewer. The hand's shadow is not grown: where the model told of the arm still doubts
+a place clear of it, the place stays doubted (``Thresholds.hand_told``,
+vision/recognize_balls.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .geometry import Board
+from .pose import Pose
+from .recognize_colour import LINEAR, LUMA, distance
+from .recognize_hands import BALL_REACH, HandSigns
+from .render_camera import PLATE_THICKNESS, plate_corners
+
+#: the image is grown at a scale where the smallest ball's radius is about this many pixels
+#: (never above the frame's own): a finer scale costs time (finer ones were not tried)
+BALL_PX = 5.0
+#: a pixel is like the arm where its chromaticity (log ratios) lies within GROW_CHROMA of
+#: the arm's where it crosses the band, or farther where those samples' own spread calls
+#: for it (GROW_SPREAD times the distance three quarters of them are within), but never
+#: farther than GROW_CAP; and it is at most GROW_LEVEL times as bright as the arm there
+#: and at least 1 / GROW_DARK as bright: a hand's shaded side and fingers in a room's
+#: shadow were 5-7 times darker than the forearm (at 4, 2600060 in a room's shadow left a
+#: place the fingers cover a third of clear)
+GROW_CHROMA = 0.2
+GROW_SPREAD = 2.5
+GROW_CAP = 0.45
+GROW_LEVEL = 4.0
+GROW_DARK = 8.0
+#: ... and, since a hand lit otherwise than its forearm is another colour (2600088 with far
+#: colours: the palm 0.31 from the forearm, 1.5 times as bright), the arm is followed from
+#: its crossings pixel to neighbouring pixel too, each step within FOLLOW_STEP in either
+#: log ratio and in the log brightness times FOLLOW_LEVEL (0.3 in log brightness)
+FOLLOW_STEP = 0.1
+FOLLOW_LEVEL = 1.0 / 3.0
+#: gaps narrower than this share of a ball's radius in what was grown are closed over: the
+#: creases between fingers
+CLOSE = 1.0
+#: a place is clear of the arm where no pixel grown lies within its ball's image (its
+#: radius grown by BALL_REACH) and this many pixels more (blur; a finger's outline, mixed
+#: with what lies behind it)
+CLEAR_PX = 6.0
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """The arm as grown, kept as each pixel's distance (in full-size pixels) from the
+    nearest pixel of it, over a ``box`` of the frame at ``scale``."""
+
+    box: tuple[int, int, int, int]  # x0, y0, x1, y1 of the frame
+    scale: float
+    gap: np.ndarray
+
+    def clear(self, uv: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+        """Which image discs (centres ``uv``, N x 2; ``radius_px``) lie clear of the arm."""
+        x0, y0 = self.box[:2]
+        h, w = self.gap.shape
+        inside = np.isfinite(uv).all(axis=1)
+        uv = np.where(inside[:, None], uv, 0.0)
+        col = np.clip(np.rint((uv[:, 0] - x0) * self.scale).astype(np.intp), 0, w - 1)
+        row = np.clip(np.rint((uv[:, 1] - y0) * self.scale).astype(np.intp), 0, h - 1)
+        return inside & (self.gap[row, col] > BALL_REACH * radius_px + CLEAR_PX)
+
+
+def arm_reach(image: np.ndarray, pose: Pose, board: Board, hands: HandSigns, centres: np.ndarray,
+              radius_px: np.ndarray) -> Reach | None:
+    """The arms crossing the band at ``hands``, grown through the image over the board
+    (the ball positions' image ``centres`` and ``radius_px`` give its extent and the
+    scale); None where no crossing lies in the image."""
+    h, w = image.shape[:2]
+    seeds = pose.project(np.column_stack([hands.crossings, np.full(len(hands.crossings), -PLATE_THICKNESS)]))
+    seeds = seeds[np.isfinite(seeds).all(axis=1)]
+    seeds = seeds[(seeds[:, 0] >= 0) & (seeds[:, 0] < w) & (seeds[:, 1] >= 0) & (seeds[:, 1] < h)]
+    if not len(seeds):
+        return None
+    margin = BALL_REACH * float(np.max(radius_px)) + CLEAR_PX
+    pts = np.concatenate([pose.project(plate_corners(board)), seeds, centres - margin, centres + margin])
+    pts = pts[np.isfinite(pts).all(axis=1)]
+    x0, y0 = (int(max(np.floor(pts[:, k].min()), 0)) for k in (0, 1))
+    x1, y1 = int(min(np.ceil(pts[:, 0].max()) + 1, w)), int(min(np.ceil(pts[:, 1].max()) + 1, h))
+    scale = min(1.0, BALL_PX / max(float(np.min(radius_px)), 1e-6))
+    crop = image[y0:y1, x0:x1]
+    if crop.ndim == 2:
+        crop = np.repeat(crop[..., None], 3, axis=2)
+    small = cv2.resize(crop, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1.0 else crop
+    sh, sw = small.shape[:2]
+    at = (np.clip(np.rint((seeds[:, 1] - y0) * scale).astype(np.intp), 0, sh - 1),
+          np.clip(np.rint((seeds[:, 0] - x0) * scale).astype(np.intp), 0, sw - 1))
+    arm = grow(LINEAR[small[..., ::-1]], at)
+    gap = cv2.distanceTransform((~arm).astype(np.uint8), cv2.DIST_L2, 3) / scale
+    return Reach((x0, y0, x1, y1), scale, gap)
+
+
+def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """The pixels of a linear RGB image (H x W x 3) taken for the arm whose crossings lie at
+    pixels ``at`` (rows, columns): those like it in colour and joined to a crossing, and
+    those followed from one step by step; gaps between fingers closed over."""
+    floor = 1e-4
+    c = np.maximum(lin, floor)
+    chroma = np.stack([np.log(c[..., 0] / c[..., 1]), np.log(c[..., 2] / c[..., 1])], axis=-1)
+    lum = lin @ LUMA
+    ref = np.median(chroma[at], axis=0)
+    ref_lum = max(float(np.median(lum[at])), floor)
+    spread = float(np.quantile(distance(*(chroma[at] - ref).T), 0.75))
+    limit = min(max(GROW_CHROMA, GROW_SPREAD * spread), GROW_CAP)
+    like = (distance(*np.moveaxis(chroma - ref, -1, 0)) <= limit) & (lum <= GROW_LEVEL * ref_lum) \
+        & (lum * GROW_DARK >= ref_lum)
+    like[at] = True  # the crossings themselves are the arm
+    _, labels = cv2.connectedComponents(like.astype(np.uint8), connectivity=8)
+    arm = np.isin(labels, np.unique(labels[at])).astype(np.uint8)
+    feat = np.concatenate([chroma, np.log(np.maximum(lum, floor))[..., None] * FOLLOW_LEVEL], axis=-1)
+    feat = np.ascontiguousarray(feat, dtype=np.float32)
+    fill = np.zeros((lin.shape[0] + 2, lin.shape[1] + 2), dtype=np.uint8)
+    step = (FOLLOW_STEP,) * 3
+    for r, c in set(zip(at[0].tolist(), at[1].tolist())):
+        if not fill[r + 1, c + 1]:
+            cv2.floodFill(feat, fill, (c, r), 0, step, step, 8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
+    arm |= fill[1:-1, 1:-1]
+    size = 2 * int(round(CLOSE * BALL_PX)) + 1
+    closed = cv2.morphologyEx(arm, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
+    return closed > 0
