@@ -22,7 +22,7 @@ import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_colour import LINEAR, LUMA, distance
+from .recognize_colour import EPS, LINEAR, distance, log_chroma, luminance
 from .recognize_hands import BALL_REACH, HandSigns
 from .render_camera import PLATE_THICKNESS, plate_corners
 
@@ -109,12 +109,10 @@ def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     """The pixels of a linear RGB image (H x W x 3) taken for the arm whose crossings lie at
     pixels ``at`` (rows, columns): those like it in colour and joined to a crossing, and
     those followed from one step by step; gaps between fingers closed over."""
-    floor = 1e-4
-    c = np.maximum(lin, floor)
-    chroma = np.stack([np.log(c[..., 0] / c[..., 1]), np.log(c[..., 2] / c[..., 1])], axis=-1)
-    lum = lin @ LUMA
+    chroma = log_chroma(lin.reshape(-1, 3)).reshape(*lin.shape[:2], 2)
+    lum = luminance(lin)
     ref = np.median(chroma[at], axis=0)
-    ref_lum = max(float(np.median(lum[at])), floor)
+    ref_lum = max(float(np.median(lum[at])), EPS)
     spread = float(np.quantile(distance(*(chroma[at] - ref).T), 0.75))
     limit = min(max(GROW_CHROMA, GROW_SPREAD * spread), GROW_CAP)
     like = (distance(*np.moveaxis(chroma - ref, -1, 0)) <= limit) & (lum <= GROW_LEVEL * ref_lum) \
@@ -122,7 +120,7 @@ def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     like[at] = True  # the crossings themselves are the arm
     _, labels = cv2.connectedComponents(like.astype(np.uint8), connectivity=8)
     arm = np.isin(labels, np.unique(labels[at])).astype(np.uint8)
-    feat = np.concatenate([chroma, np.log(np.maximum(lum, floor))[..., None] * FOLLOW_LEVEL], axis=-1)
+    feat = np.concatenate([chroma, np.log(np.maximum(lum, EPS))[..., None] * FOLLOW_LEVEL], axis=-1)
     feat = np.ascontiguousarray(feat, dtype=np.float32)
     fill = np.zeros((lin.shape[0] + 2, lin.shape[1] + 2), dtype=np.uint8)
     step = (FOLLOW_STEP,) * 3
