@@ -13,11 +13,13 @@ import pytest
 from vision.geometry import load_board
 from vision.pose import estimate_pose
 from vision.recognize import Recognizer
+from vision.recognize_colour import log_chroma, measure_plate
 from vision.recognize_hands import HandSigns, find_hands
 from vision.recognize_reach import CLEAR_PX, Reach, arm_reach
 from vision.recognize_thresholds import Thresholds
 from vision.recognize_train import HAND_COVER, frame_in_look, random_position
 from vision.render import Camera, random_hand, render
+from vision.render_room import RoomLight
 from vision.score import score
 
 PYRAMID = load_board("pyramid-4")
@@ -118,19 +120,49 @@ def test_random_hand_frames_are_read_clear_of_the_arm(seed, look, least):
     assert result.hand and counts["right"] >= least, counts
 
 
-@pytest.mark.parametrize(("seed", "look", "wrong"), [(2600073, "shadow", ["1c2", "1a3"]),
-                                                    (2600060, "far-colour", ["3b1", "3b2", "2c2"])])
-def test_a_hands_shadow_leaves_the_places_it_darkens_unknown(seed, look, wrong):
-    """A hand's shadow falls where the hand is not: light balls in it, clear of the arm,
-    read as in a frame without a hand, are read empty (in 2600060, 3b2 and 2c2, and 3b1
-    with them by the support rules). The model told of the arm gives a hand 0.39-0.98 there, so
-    they stay unknown (``Thresholds.hand_told``)."""
-    sc, image = frame_in_look(PYRAMID, seed, look, hands=1.0)
+def test_a_hands_shadow_leaves_the_places_it_darkens_unknown():
+    """A hand's shadow falls where the hand is not: in 2600060 (far colours) the arm's
+    shadow crosses the pyramid, and the light wooden balls 3b2 and 2c2 in it, clear of the
+    arm, read as in a frame without a hand, are read empty (3b1 with them by the support
+    rules). The model told of the arm gives a hand 0.39-0.98 there, so they stay unknown
+    (``Thresholds.hand_told``)."""
+    sc, image = frame_in_look(PYRAMID, 2600060, "far-colour", hands=1.0)
     untold = Recognizer(PYRAMID, sc.game, thresholds=Thresholds(hand_told=1.0)).read(image)
-    assert score(untold.observation.cells, sc.cells, Counter()) == wrong
+    assert score(untold.observation.cells, sc.cells, Counter()) == ["3b1", "3b2", "2c2"]
     result = Recognizer(PYRAMID, sc.game).read(image)
     assert score(result.observation.cells, sc.cells, Counter()) == []
     assert result.hand
+
+
+def test_the_plate_is_measured_clear_of_the_arm():
+    """2600073 (in a room's shadow): the hand lies over a third of the plate's free strips,
+    as bright as the plate, so skin made up much of the strips' brighter half, and the
+    plate measured redder than it is. Two empty hollows clear of the arm, read against it
+    as in a frame without a hand, were read light wooden balls (the shadow check off).
+    Measured clear of the arm, the plate has its chromaticity without the hand (not its
+    brightness, 0.39 lower in log; why was not looked into), and none is wrong, the check
+    off or on."""
+    sc, image = frame_in_look(PYRAMID, 2600073, "shadow", hands=1.0)
+    bare = render(**{**sc.settings, "hands": []}, rng=np.random.default_rng(5)).image
+    bare = RoomLight.random(random.Random(2600073), "shadow").apply(bare)
+    recognizer = Recognizer(PYRAMID, sc.game)
+    pose = recognizer.read(image).pose
+    margin, band = recognizer.patches(pose, image.shape)
+    geo = recognizer.geometry(pose)
+    uv = pose.project(recognizer.layout.centres)
+    signs = find_hands(image, pose, recognizer.rings, band, *recognizer.band_masks(pose))
+    reach = arm_reach(image, pose, PYRAMID, signs, uv, geo.radius_px)
+    strips = pose.project(recognizer.margin)
+    keep = reach.clear(strips, np.zeros(len(strips)))
+    assert 0.2 < 1 - keep.mean() < 0.5  # the arm lies over some of the strips, not most
+    truth = log_chroma(measure_plate(bare, PYRAMID, pose).colour[None])
+    spoilt = log_chroma(measure_plate(image, PYRAMID, pose).colour[None])
+    clear = log_chroma(measure_plate(image, PYRAMID, pose, keep=keep).colour[None])
+    assert np.abs(spoilt - truth).max() > 0.3
+    assert np.abs(clear - truth).max() < 0.02
+    for th in (Thresholds(hand_told=1.0), Thresholds()):
+        result = Recognizer(PYRAMID, sc.game, thresholds=th).read(image)
+        assert score(result.observation.cells, sc.cells, Counter()) == []
 
 
 def test_a_place_is_clear_where_the_arm_lies_beyond_its_ball_and_some_pixels():

@@ -262,16 +262,19 @@ class Recognizer:
                 except PoseError as exc:
                     return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
-        plate = measure_plate(image, self.board, pose, patches=margin).colour
         hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
         if self.layout is not None:
             palette = self.palette
             geo = self.geometry(pose)
-            clear = None
-            if hands.present:  # which places the arm lies well clear of in the image
+            clear = keep = None
+            if hands.present:  # which places, and which of the plate's strips, the arm lies well clear of
                 centres = pose.project(self.layout.centres)
                 reach = arm_reach(image, pose, self.board, hands, centres, geo.radius_px)
-                clear = None if reach is None else reach.clear(centres, geo.radius_px)
+                if reach is not None:
+                    clear = reach.clear(centres, geo.radius_px)
+                    strips = pose.project(self.margin)
+                    keep = reach.clear(strips, np.zeros(len(strips)))
+            plate = measure_plate(image, self.board, pose, patches=margin, keep=keep).colour
             readings, self._present = read_pyramid(image, self.layout, geo, plate,
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
@@ -282,6 +285,7 @@ class Recognizer:
             if palette is not None and self.adapt and not hands.present:
                 palette.adapt(readings)
         else:
+            plate = measure_plate(image, self.board, pose, patches=margin).colour
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,

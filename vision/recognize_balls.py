@@ -44,7 +44,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .recognize_colour import LUMA, pixels_at, to_linear
-from .recognize_features import Batch, Colours, in_view, measure_level, plate_shade
+from .recognize_features import NAMES, Batch, Colours, in_view, measure_level, plate_shade
 from .recognize_fellows import dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, wood_in_hollow
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
@@ -53,6 +53,9 @@ from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 from .recognize_through import (Sight, beneath_doubt, looks_itself_not_as, plate_between, shows_below, through,
                                  unconfirmed)
+
+#: the model's columns the shadow check below sets
+HAND_FRAME, HAND_NEAR = (NAMES.index(n) for n in ("hand_frame", "hand_near"))
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -240,8 +243,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             sel = np.flatnonzero(clear[rows])
             if len(sel):
                 x = batch.x[sel].copy()
-                x[:, 18] = 1.0
-                x[:, 19] = hand_close[rows[sel]]
+                x[:, HAND_FRAME] = 1.0
+                x[:, HAND_NEAR] = hand_close[rows[sel]]
                 told = model.probabilities(x)
                 doubt = told[:, 2] > th.hand_told
                 probs[sel[doubt]] = told[doubt]

@@ -211,14 +211,16 @@ def margin_patches(board: Board, pose: Pose, shape: tuple[int, ...], points: np.
 
 
 def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None,
-                  patches: Patches | None = None) -> PlateReference:
+                  patches: Patches | None = None, keep: np.ndarray | None = None) -> PlateReference:
     """The lit plate's colour: among the free strips along the plate's edges, the median
     colour of the brighter half (shadows of pieces or of a hand fall on the rest).
-    ``patches``: :func:`margin_patches` for this pose, if already worked out."""
+    ``patches``: :func:`margin_patches` for this pose, if already worked out. ``keep``:
+    which of the strips' points to measure (those clear of an arm in view: a hand lying
+    over the strips is often as bright as the plate and would be half its brighter half)."""
     if patches is None:
         patches = margin_patches(board, pose, image.shape, points)
     rgb, inside = patches.sample(image)
-    rgb = rgb[inside]
+    rgb = rgb[inside if keep is None else inside & keep]
     if len(rgb) < 8:
         return PlateReference(linear_rgb(board.plate_colour), 0)
     lum = luminance(rgb)

@@ -41,9 +41,11 @@ class Thresholds:
     #: a place clear of the arm in the image (vision/recognize_reach.py) is read as in a
     #: frame without a hand unless the model, told of the arm where it crosses into view,
     #: gives a hand more than this: a hand's shadow falls where the hand is not, and light
-    #: balls in it were read empty or stained (told 0.39-0.98 in 2600060 and 2600073, 0.3 or
-    #: less in 9100130 2b1 through a webcam). On 510 frames with a hand and a pose, 0.3 read
-    #: 1,957 places right and 1 wrong, 0.2 1,557 and none, 0.1 976
+    #: balls in it were read empty or stained (told 0.39-0.98 in 2600060, 0.3 or less in
+    #: 9100130 2b1 through a webcam). On 510 frames with a hand and a pose, 0.3 read 1,957
+    #: places right and 1 wrong, 0.2 1,557 and none, 0.1 976. It guards a hand the growth
+    #: missed too: skin read as without a hand looks like an empty hollow or light wood
+    #: (docs/vision.md, Limits, "A hand's shadow")
     hand_told: float = 0.2
     #: the least upward shading slope (per unit normal, relative to the mean) of a light ball
     light_up: float = 0.2
