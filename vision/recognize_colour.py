@@ -210,19 +210,37 @@ def margin_patches(board: Board, pose: Pose, shape: tuple[int, ...], points: np.
     return Patches.of(pose.project(margin_points(board) if points is None else points), shape)
 
 
+#: the fewest of the plate's strip samples in view to measure its colour by
+MIN_STRIPS = 8
+
+
 def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarray | None = None,
                   patches: Patches | None = None, keep: np.ndarray | None = None) -> PlateReference:
     """The lit plate's colour: among the free strips along the plate's edges, the median
     colour of the brighter half (shadows of pieces or of a hand fall on the rest).
     ``patches``: :func:`margin_patches` for this pose, if already worked out. ``keep``:
-    which of the strips' points to measure (those clear of an arm in view: a hand lying
-    over the strips is often as bright as the plate and would be half its brighter half)."""
+    the strips' points to take the plate's chromaticity from (those clear of an arm in
+    view: a hand lying over the strips is often as bright as the plate and would make up
+    much of the brighter half), where that leaves enough of them in view; its brightness
+    is all the strips' still (measured on clear strips alone it read lower, and fewer
+    places right)."""
     if patches is None:
         patches = margin_patches(board, pose, image.shape, points)
     rgb, inside = patches.sample(image)
-    rgb = rgb[inside if keep is None else inside & keep]
-    if len(rgb) < 8:
+    clear = None
+    if keep is not None and int(np.count_nonzero(inside & keep)) >= MIN_STRIPS:
+        clear = rgb[inside & keep]
+    rgb = rgb[inside]
+    if len(rgb) < MIN_STRIPS:
         return PlateReference(linear_rgb(board.plate_colour), 0)
+    colour = _lit(rgb)
+    if clear is not None:  # the clear strips' tint at all the strips' brightness
+        tint = _lit(clear)
+        colour = tint * (float(luminance(colour[None])[0]) / max(float(luminance(tint[None])[0]), EPS))
+    return PlateReference(colour, int(len(rgb)))
+
+
+def _lit(rgb: np.ndarray) -> np.ndarray:
+    """The median colour of the brighter half of samples (N x 3): the lit plate's."""
     lum = luminance(rgb)
-    bright = rgb[lum >= quantile(lum, 50)]
-    return PlateReference(quantile(bright, 50).astype(np.float64), int(len(rgb)))
+    return quantile(rgb[lum >= quantile(lum, 50)], 50).astype(np.float64)
