@@ -6,7 +6,7 @@ wood looks like an empty hollow, so where a hand is cannot be told place by plac
 arm is one body, though, from where it crosses the band to the fingertips, above every
 ball, so nothing hides it: its colour, measured where it crosses the band, grown through
 the image from there, finds it. The places whose image lies well clear of what was grown
-are read as in a frame without a hand, against the plate's colour measured clear of it
+are read as in a frame without a hand, against the plate's tint measured clear of it
 too; the rest as before. Where the plate, a ball or the table is as near the arm's colour,
 the growth takes them too: more places are distrusted, never fewer. The hand's shadow is
 not grown: where the model told of the arm still doubts a place clear of it, the place
