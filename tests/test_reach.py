@@ -36,12 +36,17 @@ def shot(over, reach_deg, colour=None):
     frame = render(PYRAMID, CELLS, CAMERA, hands=(hand,), rng=random.Random(1), wood_seed=3)
     pose = estimate_pose(bare.image, PYRAMID)
     recognizer = Recognizer(PYRAMID, "sparks")
-    _, band = recognizer.patches(pose, frame.image.shape)
-    signs = find_hands(frame.image, pose, recognizer.rings, band, *recognizer.band_masks(pose))
+    reach = arm_of(recognizer, frame.image, pose)
+    uv, radius_px = pose.project(recognizer.layout.centres), recognizer.geometry(pose).radius_px
+    return frame, pose, recognizer, reach, reach.clear(uv, radius_px) if reach else None
+
+
+def arm_of(recognizer: Recognizer, image: np.ndarray, pose) -> Reach | None:
+    """The arm in ``image`` as the recognizer finds and grows it for ``pose``."""
+    _, band = recognizer.patches(pose, image.shape)
+    signs = find_hands(image, pose, recognizer.rings, band, *recognizer.band_masks(pose))
     geo = recognizer.geometry(pose)
-    uv = pose.project(recognizer.layout.centres)
-    reach = arm_reach(frame.image, pose, PYRAMID, signs, uv, geo.radius_px)
-    return frame, pose, recognizer, reach, reach.clear(uv, geo.radius_px) if reach else None
+    return arm_reach(image, pose, PYRAMID, signs, pose.project(recognizer.layout.centres), geo.radius_px)
 
 
 def grown(frame, reach: Reach) -> np.ndarray:
@@ -146,11 +151,7 @@ def test_the_plate_is_measured_clear_of_the_arm():
     bare = RoomLight.random(random.Random(2600073), "shadow").apply(bare)
     recognizer = Recognizer(PYRAMID, sc.game)
     pose = recognizer.read(image).pose
-    margin, band = recognizer.patches(pose, image.shape)
-    geo = recognizer.geometry(pose)
-    uv = pose.project(recognizer.layout.centres)
-    signs = find_hands(image, pose, recognizer.rings, band, *recognizer.band_masks(pose))
-    reach = arm_reach(image, pose, PYRAMID, signs, uv, geo.radius_px)
+    reach = arm_of(recognizer, image, pose)
     strips = pose.project(recognizer.margin)
     keep = reach.clear(strips, np.zeros(len(strips)))
     assert 0.2 < 1 - keep.mean() < 0.5  # the arm lies over some of the strips, not most

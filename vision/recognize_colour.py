@@ -227,9 +227,8 @@ def measure_plate(image: np.ndarray, board: Board, pose: Pose, points: np.ndarra
     if patches is None:
         patches = margin_patches(board, pose, image.shape, points)
     rgb, inside = patches.sample(image)
-    clear = None
-    if keep is not None and int(np.count_nonzero(inside & keep)) >= MIN_STRIPS:
-        clear = rgb[inside & keep]
+    kept = None if keep is None else inside & keep
+    clear = rgb[kept] if kept is not None and int(np.count_nonzero(kept)) >= MIN_STRIPS else None
     rgb = rgb[inside]
     if len(rgb) < MIN_STRIPS:
         return PlateReference(linear_rgb(board.plate_colour), 0)
