@@ -145,12 +145,14 @@ def test_without_the_groups_those_tiles_stay_unclear(unclear_reds, monkeypatch):
     assert c["wrong"] == 0 and c["right"] == 28
 
 
-def test_with_an_arm_in_view_no_group_is_taken(unclear_reds, monkeypatch):
+def test_with_an_arm_in_view_no_red_group_is_taken(unclear_reds, monkeypatch):
     """Skin lies between the wood and red: with an arm crossing into view (here one told of
-    beyond the plate's corner, over no cell) the unclear reds stay unclear."""
+    beyond the plate's corner, over no cell) the unclear reds stay unclear; the greens,
+    which skin does not pass for, are read by their group still."""
     arm = HandSigns(np.array([[190.0, 190.0]]), 100)
     monkeypatch.setattr("vision.recognize.find_hands", lambda *args, **kwargs: arm)
     sc, image = unclear_reds
     cells, c = _read(sc, image)
-    assert _by_colour(sc, cells)["R"] == Counter({"?": 30})
+    seen = _by_colour(sc, cells)
+    assert seen["R"] == Counter({"?": 30}) and seen["G"] == Counter({"G": 26})
     assert c["wrong"] == 0

@@ -153,8 +153,9 @@ FRAME_TILES = 4
 #: (the frame's own where it has them) are its group; at least FRAME_TILES of them within
 #: GROUP_SPREAD of the group's median give the colour's prototype for the frame, their
 #: median (:func:`frame_groups`). On 200 fresh frames in each of seven looks, 2.1-3.5
-#: points more right, none wrong (docs/vision.md). Not with an arm in view: skin lies
-#: between the wood and red
+#: points more right, none wrong (docs/vision.md). Not red with an arm in view: skin lies
+#: between the wood and red (greens and blues then: with a moving hand in every frame,
+#: 96 more characters right of 14,742, none wrong)
 GROUP_NEARER = 1.2
 GROUP_SPREAD = 0.1
 
@@ -305,20 +306,20 @@ def frame_protos(chroma: np.ndarray, colour: np.ndarray, told: np.ndarray,
 
 
 def frame_groups(chroma: np.ndarray, unclear: np.ndarray, told: np.ndarray, colour: np.ndarray,
-                 protos: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
+                 protos: dict[str, np.ndarray], colours: str = "RGB") -> dict[str, np.ndarray] | None:
     """Prototypes for the tile colours fewer than :data:`FRAME_TILES` cells were ``told``
     (``colour``: each cell's), from the cells whose colour was ``unclear`` and whose median
     chromaticity (``chroma``) lies :data:`GROUP_NEARER` times nearer that colour's prototype
     in ``protos`` than any other's: the median of those within :data:`GROUP_SPREAD` of
-    their own median, where at least :data:`FRAME_TILES` are. The other colours as given;
-    None where no colour has such a group."""
+    their own median, where at least :data:`FRAME_TILES` are; only the ``colours`` named.
+    The other colours as given; None where no colour has such a group."""
     dist = np.stack([np.linalg.norm(chroma - protos[k], axis=1) for k in "RGB"], axis=1)
     first, second = np.sort(dist, axis=1)[:, :2].T
     nearest = dist.argmin(axis=1)
     out, moved = dict(protos), False
     for k, key in enumerate("RGB"):
-        if (told & (colour == k)).sum() >= FRAME_TILES:
-            continue  # the frame's own already (:func:`frame_protos`)
+        if key not in colours or (told & (colour == k)).sum() >= FRAME_TILES:
+            continue  # not asked, or the frame's own already (:func:`frame_protos`)
         group = chroma[unclear & (nearest == k) & (first * GROUP_NEARER < second)]
         if len(group) < FRAME_TILES:
             continue
@@ -411,9 +412,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     # not the reds with an arm in view: skin passes for red (:func:`_greener_than_reds`)
     told = seen & (share >= SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES) & ~(hand & (colour == 0))
     own = frame_protos(chroma_median, colour, told, protos)
-    if not hand:  # a colour no cells were told: the group of the unclear ones nearest it
-        unclear = seen & (share < SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES)
-        own = frame_groups(chroma_median, unclear, told, colour, own or protos) or own
+    # a colour no cells were told: the group of the unclear ones nearest it (not red with an arm in view)
+    unclear = seen & (share < SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES)
+    own = frame_groups(chroma_median, unclear, told, colour, own or protos, "GB" if hand else "RGB") or own
     again = np.flatnonzero(share < SHARE)
     if own is not None and len(again):  # the cells whose colour was not clear, with the frame's own
         colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own, True)
