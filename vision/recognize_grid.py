@@ -313,19 +313,21 @@ def frame_groups(chroma: np.ndarray, unclear: np.ndarray, told: np.ndarray, colo
     in ``protos`` than any other's: the median of those within :data:`GROUP_SPREAD` of
     their own median, where at least :data:`FRAME_TILES` are; only the ``colours`` named.
     The other colours as given; None where no colour has such a group."""
+    # not asked, or the frame's own already (:func:`frame_protos`): most frames ask none
+    asked = [k for k, key in enumerate("RGB") if key in colours and (told & (colour == k)).sum() < FRAME_TILES]
+    if not asked or unclear.sum() < FRAME_TILES:
+        return None
     dist = np.stack([np.linalg.norm(chroma - protos[k], axis=1) for k in "RGB"], axis=1)
     first, second = np.sort(dist, axis=1)[:, :2].T
     nearest = dist.argmin(axis=1)
     out, moved = dict(protos), False
-    for k, key in enumerate("RGB"):
-        if key not in colours or (told & (colour == k)).sum() >= FRAME_TILES:
-            continue  # not asked, or the frame's own already (:func:`frame_protos`)
+    for k in asked:
         group = chroma[unclear & (nearest == k) & (first * GROUP_NEARER < second)]
         if len(group) < FRAME_TILES:
             continue
         close = group[np.linalg.norm(group - quantile(group, 50), axis=1) <= GROUP_SPREAD]
         if len(close) >= FRAME_TILES:
-            out[key], moved = quantile(close, 50), True
+            out["RGB"[k]], moved = quantile(close, 50), True
     return out if moved else None
 
 
@@ -409,12 +411,13 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     alike = np.hypot(*(log_chroma(tile_median, SAME_FLOOR) - log_chroma(around, SAME_FLOOR)).T)
     in_view = (ok_w.sum(axis=1) >= 8) & (ok_t.sum(axis=1) >= 10)
     seen = in_view & (geo.loose <= CELL_LOOSE)
+    clean = seen & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES)  # unlike the wood, no sample another colour
     # not the reds with an arm in view: skin passes for red (:func:`_greener_than_reds`)
-    told = seen & (share >= SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES) & ~(hand & (colour == 0))
+    told = clean & (share >= SHARE) & ~(hand & (colour == 0))
     own = frame_protos(chroma_median, colour, told, protos)
     # a colour no cells were told: the group of the unclear ones nearest it (not red with an arm in view)
-    unclear = seen & (share < SHARE) & (alike >= SAME_AS_WOOD) & (other < OTHER_SAMPLES)
-    own = frame_groups(chroma_median, unclear, told, colour, own or protos, "GB" if hand else "RGB") or own
+    own = frame_groups(chroma_median, clean & (share < SHARE), told, colour, own or protos,
+                       "GB" if hand else "RGB") or own
     again = np.flatnonzero(share < SHARE)
     if own is not None and len(again):  # the cells whose colour was not clear, with the frame's own
         colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own, True)
