@@ -28,8 +28,10 @@ def plain():
     """Seed 1,100,000 of the benchmark's grid set (800x600), read with and without the rule."""
     sc, image = frame_in_look(GRID, 1_100_000, "plain")
     recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
-    cells, why = _read(recognizer, image)
     with pytest.MonkeyPatch.context() as mp:
+        # this rule alone: not the one for borders mostly spill (tests/test_grid_spilt.py)
+        mp.setattr(recognize_grid, "SPILT_SHARE", 2.0)
+        cells, why = _read(recognizer, image)
         mp.setattr(recognize_grid, "ALONE_SHARE", recognize_grid.SHARE)
         before, why_before = _read(recognizer, image)
     return sc, cells, why, before, why_before

@@ -35,8 +35,10 @@ def test_borders_round_tiles_off_true_are_read_where_they_are_wide(monkeypatch):
     right; with it, 34 controllers more, each right, and nothing else changes. Every border
     asks 75 % here, as when this was measured: a bare border that no sample doubts needs 60 %
     since 2026-12-01 (``ALONE_SHARE``), and 22 of the 34 reach that with the tile's samples
-    counted."""
+    counted; and 25 % where the samples that are not the tile's spill agree since 2026-12-03
+    (``SPILT_SHARE``), which leaves all of them out."""
     monkeypatch.setattr(recognize_grid, "ALONE_SHARE", recognize_grid.SHARE)
+    monkeypatch.setattr(recognize_grid, "SPILT_SHARE", 2.0)
     sc, image = frame_in_look(GRID, 1_100_004, "placed")
     recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
     assert recognizer.grid_geometry(recognizer.read(image).pose).border_px >= ON_TILE_PX

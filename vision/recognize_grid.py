@@ -46,6 +46,19 @@ SHARE = 0.75
 ALONE_SHARE = 0.6
 ALONE_LIGHT = 0.6
 ALONE_MIXED = (0.8, 1.15)
+#: ... and only :data:`SPILT_LEAST` of them where, besides, no sample is brighter than the
+#: wood without voting (a white plate's glint the glare test leaves out) and this share of
+#: the samples that are not the tile's spill vote bare: on a thin border (2-3 px at 640x480)
+#: 10-15 of the 20 samples are a quarter spill or more, and do not vote. The spill itself
+#: cannot tell: the path traced grid frames' white plates' spilt samples fit bare 4 times in
+#: 10. The plates that vote bare stay unknown: a white plate on a 2.33 px border, 10 of its
+#: 12 samples that are not spill bare and one white (1100452 d4), a black plate blurred with
+#: the wood, all bare but dimly (1100159 d4), a white plate in far colours at 93 %, adding up
+#: to 1.25 (1100129 d9). On 150 fresh frames (seeds 9,700,000 on) in eight looks it reads
+#: 5,655 more bare borders, none wrong, and on 150 more held out (9,710,000 on) 4,464, none
+#: wrong; so would 60 % with 15 % (5,492; docs/vision.md, Recognition)
+SPILT_SHARE = 0.8
+SPILT_LEAST = 0.25
 #: the border must be at least this wide in the image (px) to be read
 MIN_BORDER_PX = 1.6
 #: ... and at least this wide to be read as a white plate beside a blue tile. Against the
@@ -429,11 +442,15 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
     # a tile of a clear colour, unlike the wood, on a border wide enough to leave its spill out
     tiled = (share >= SHARE) & (alike >= SAME_AS_WOOD) & (geo.border_px >= ON_TILE_PX)
-    ctrl, cshare, unlit, summed, dark, bare_light, alone = _controllers(ring, ok_b, tile_median, ref, albedo, plate,
-                                                                         tiled)
+    ctrl, cshare, unlit, summed, dark, bare_light, alone, unspilt = _controllers(ring, ok_b, tile_median, ref, albedo,
+                                                                                  plate, tiled)
     # the share a controller needs: less for a bare border that no sample doubts (:data:`ALONE_SHARE`)
     lit_as_wood = (bare_light >= ALONE_LIGHT) & (summed >= ALONE_MIXED[0]) & (summed <= ALONE_MIXED[1])
-    needed = np.where((ctrl == 0) & alone & lit_as_wood, ALONE_SHARE, SHARE)
+    alone_bare = (ctrl == 0) & alone & lit_as_wood
+    needed = np.where(alone_bare, ALONE_SHARE, SHARE)
+    # ... and less again where the samples that are not the tile's spill agree (:data:`SPILT_SHARE`)
+    spilt_bare = alone_bare & (unspilt >= SPILT_SHARE) & (cshare >= SPILT_LEAST)
+    needed = np.where(spilt_bare, np.minimum(needed, SPILT_LEAST), needed)
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, summed, unlit, \
         dark, cshare, needed, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin, skin_limit, other,

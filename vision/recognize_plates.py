@@ -152,7 +152,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     (:data:`BARE_MIXED`; 0 elsewhere), where a bare border won that is dark
     (:data:`DARK_LIGHT`) on how many sides it is seen (0 elsewhere; dark all round at
     :data:`DARK_SIDES`), where a bare border won, the median light of its votes (0
-    elsewhere), and where the winner had every vote."""
+    elsewhere), where the winner had every vote, and the winner's votes as a share of the
+    samples in view that are not a quarter spill or more (0 where a sample brighter than
+    the wood does not vote; vision/recognize_grid.py, ``SPILT_SHARE``)."""
     keys = (".", "w", "b")
     n_cells = len(ring)
     err, alpha, light, norm_ring = _border_fits(ring, tile, [ref, ref * albedo["w"], ref * albedo["b"]])
@@ -210,7 +212,12 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
         counted -= np.minimum(on_tile.sum(axis=1), ON_TILE_MOST * counted)
     won = votes[np.arange(n_cells), win]
     alone = (won > 0) & (won == votes.sum(axis=1))
-    return win, won / np.maximum(counted, 1), unlit, summed, dark, bare_light, alone
+    # the winner's share of the samples that are not the tile's spill; 0 where a sample
+    # brighter than the wood does not vote (a white plate's glint, not glare)
+    spilt = ok & ~voting & (pick(spill) >= 0.25)
+    glint = (ok & bright & ~voting).any(axis=1)
+    unspilt = np.where(glint, 0.0, won / np.maximum(ok.sum(axis=1) - spilt.sum(axis=1), 1))
+    return win, won / np.maximum(counted, 1), unlit, summed, dark, bare_light, alone, unspilt
 
 
 def plate_albedos(board: Board) -> dict[str, np.ndarray]:
