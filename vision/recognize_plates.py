@@ -165,7 +165,9 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     first = np.minimum(np.minimum(e0, e1), e2)
     second = np.minimum(np.maximum(e0, e1), np.maximum(np.minimum(e0, e1), e2))
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
-    clear = (first < 0.12) & (first * 2.0 < second) & (pick(spill) < 0.25)
+    picked_spill = pick(spill)
+    spilt = picked_spill >= 0.25  # a quarter the tile's colour or more: does not vote
+    clear = (first < 0.12) & (first * 2.0 < second) & (picked_spill < 0.25)
     picked_light = pick(light)
     bright_enough = (best == keys.index("b")) | (picked_light >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
     lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
@@ -208,15 +210,15 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     if tiled is not None and tiled.any():
         # where ``tiled``, the samples mostly of the tile's colour are not the border
         # (:data:`ON_TILE_PX`)
-        on_tile = ok & tiled[:, None] & (pick(spill) >= 0.25)
+        on_tile = ok & tiled[:, None] & spilt
         counted -= np.minimum(on_tile.sum(axis=1), ON_TILE_MOST * counted)
     won = votes[np.arange(n_cells), win]
     alone = (won > 0) & (won == votes.sum(axis=1))
     # the winner's share of the samples that are not the tile's spill; 0 where a sample
     # brighter than the wood does not vote (a white plate's glint, not glare)
-    spilt = ok & ~voting & (pick(spill) >= 0.25)
-    glint = (ok & bright & ~voting).any(axis=1)
-    unspilt = np.where(glint, 0.0, won / np.maximum(ok.sum(axis=1) - spilt.sum(axis=1), 1))
+    quiet = ok & ~voting
+    glint = (quiet & bright).any(axis=1)
+    unspilt = np.where(glint, 0.0, won / np.maximum(ok.sum(axis=1) - (quiet & spilt).sum(axis=1), 1))
     return win, won / np.maximum(counted, 1), unlit, summed, dark, bare_light, alone, unspilt
 
 
