@@ -402,26 +402,38 @@ def test_api_mismatch_fails_with_instructions(sims, elf_api2, links):
 # -- 10. every command is acknowledged -------------------------------------------------------------
 
 class TapPort:
-    """A serial port that decodes what the link writes and what it reads."""
+    """A serial port that decodes what the link writes and what it reads. Once the
+    controller's HELLO is read, it reads nothing more until the link has sent a command
+    after its HELLOs: the link asks for a snapshot first, unless the controller's own
+    (one a second) has come in, and under load that one could come first. Held back, the
+    bytes wait in the port."""
 
     def __init__(self, port: Any) -> None:
         self.port = port
         self.written, self.read_frames = proto.Decoder(), proto.Decoder()
         self.commands: list[proto.Frame] = []
         self.acks: list[proto.Ack] = []
+        self.hello = False
 
     def write(self, data: bytes) -> int:
         self.commands.extend(self.written.feed(data))
         return self.port.write(data)
 
+    def _held(self) -> bool:
+        return self.hello and all(f.type == proto.CMD_HELLO for f in self.commands)
+
     def read(self, size: int = 1) -> bytes:
+        if self._held():
+            return b""
         data = self.port.read(size)
-        self.acks.extend(proto.decode(f) for f in self.read_frames.feed(data) if f.type == proto.ACK)
+        frames = list(self.read_frames.feed(data))
+        self.hello |= any(f.type == proto.HELLO for f in frames)
+        self.acks.extend(proto.decode(f) for f in frames if f.type == proto.ACK)
         return data
 
     @property
     def in_waiting(self) -> int:
-        return self.port.in_waiting
+        return 0 if self._held() else self.port.in_waiting
 
     def close(self) -> None:
         self.port.close()
