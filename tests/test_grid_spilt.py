@@ -6,37 +6,18 @@ border most samples are the tile's spill; they say nothing about what lies under
 
 from __future__ import annotations
 
-from collections import Counter
-
 import numpy as np
 import pytest
 
-import vision.recognize_grid as recognize_grid
-from vision.geometry import load_board
-from vision.recognize import Recognizer
+from grid_rule_kit import GRID, assert_only_bare_borders_gained, assert_stays_unknown, read_twice
 from vision.recognize_plates import _controllers, plate_albedos
-from vision.recognize_train import frame_in_look
-from vision.score import score
-
-GRID = load_board("grid-9")
-
-
-def _read(recognizer: Recognizer, image) -> tuple[dict[str, str], dict[str, str]]:
-    result = recognizer.read(image)
-    return dict(result.observation.cells), dict(result.details)
 
 
 @pytest.fixture(scope="module")
 def thin():
     """Seed 1,100,012 of the benchmark's grid set (640x480: borders 2-3 px wide), read with
-    and without the rule."""
-    sc, image = frame_in_look(GRID, 1_100_012, "plain")
-    recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
-    cells, why = _read(recognizer, image)
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(recognize_grid, "SPILT_SHARE", 2.0)  # no share reaches it: the rule off
-        before, why_before = _read(recognizer, image)
-    return sc, cells, why, before, why_before
+    and without the rule (no share reaches 2.0)."""
+    return read_twice(1_100_012, "plain", {"SPILT_SHARE": 2.0})
 
 
 def test_a_bare_border_mostly_spill_is_read(thin):
@@ -49,18 +30,8 @@ def test_a_bare_border_mostly_spill_is_read(thin):
 
 
 def test_what_it_reads_is_right_and_only_bare_controllers_change(thin):
-    """Every cell the rule changes was a bare border left ``?`` for its share, and is read
-    right; nothing in the frame is read wrong either way."""
     sc, cells, _, before, why_before = thin
-    gained = [n for n in cells if cells[n] != before[n]]
-    assert len(gained) >= 10
-    for n in gained:
-        assert before[n] == cells[n][0] + "?" and why_before[n].startswith("controller unclear (. ")
-        assert cells[n] == sc.cells[n] and cells[n][1] == "."
-    for read in (cells, before):
-        c: Counter = Counter()
-        score(read, sc.cells, c)
-        assert c["wrong"] == 0
+    assert_only_bare_borders_gained(sc, cells, before, why_before, least=10)
 
 
 def _ring(samples: list[np.ndarray]) -> np.ndarray:
@@ -95,7 +66,4 @@ def test_the_share_leaves_the_spill_out_and_a_bright_sample_voids_it():
     (1_100_452, "plain", "d4", "Gw", "controller unclear (. 50%)"),
 ])
 def test_plates_that_vote_bare_stay_unknown(seed, look, cell, truth, why):
-    sc, image = frame_in_look(GRID, seed, look)
-    cells, details = _read(Recognizer(GRID, sc.game), image)
-    assert sc.cells[cell] == truth
-    assert cells[cell] == truth[0] + "?" and details[cell] == why
+    assert_stays_unknown(seed, look, cell, truth, why)

@@ -1,0 +1,63 @@
+"""What the tests of the grid's controller rules share: a frame read with a rule and
+without it, and the checks that the rule reads only bare borders left unknown, and reads
+them right, and leaves the plates that vote bare unknown."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+import vision.recognize_grid as recognize_grid
+from vision.geometry import load_board
+from vision.recognize import Recognizer
+from vision.recognize_train import frame_in_look
+from vision.score import score
+
+GRID = load_board("grid-9")
+
+
+def read(recognizer: Recognizer, image) -> tuple[dict[str, str], dict[str, str]]:
+    """The cells and why each was read so."""
+    result = recognizer.read(image)
+    return dict(result.observation.cells), dict(result.details)
+
+
+def read_twice(seed: int, look: str, rule_off: dict[str, Any], others_off: dict[str, Any] | None = None):
+    """Frame ``seed`` of the random sets in ``look`` read with a rule and without it
+    (``rule_off``: the settings of vision/recognize_grid.py that turn it off), both times
+    with ``others_off`` set: the scene, the cells and why with it, and without."""
+    sc, image = frame_in_look(GRID, seed, look)
+    recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in (others_off or {}).items():
+            mp.setattr(recognize_grid, name, value)
+        cells, why = read(recognizer, image)
+        for name, value in rule_off.items():
+            mp.setattr(recognize_grid, name, value)
+        before, why_before = read(recognizer, image)
+    return sc, cells, why, before, why_before
+
+
+def assert_only_bare_borders_gained(sc, cells: dict[str, str], before: dict[str, str], why_before: dict[str, str],
+                                    least: int) -> None:
+    """Every cell the rule changes (``least`` of them at least) was a bare border left
+    ``?`` for its share, and is read right; nothing in the frame is read wrong either way."""
+    gained = [n for n in cells if cells[n] != before[n]]
+    assert len(gained) >= least
+    for n in gained:
+        assert before[n] == cells[n][0] + "?" and why_before[n].startswith("controller unclear (. ")
+        assert cells[n] == sc.cells[n] and cells[n][1] == "."
+    for reading in (cells, before):
+        c: Counter = Counter()
+        score(reading, sc.cells, c)
+        assert c["wrong"] == 0
+
+
+def assert_stays_unknown(seed: int, look: str, cell: str, truth: str, why: str) -> None:
+    """A plate that votes bare: its controller read ``?``, and why."""
+    sc, image = frame_in_look(GRID, seed, look)
+    cells, details = read(Recognizer(GRID, sc.game), image)
+    assert sc.cells[cell] == truth
+    assert cells[cell] == truth[0] + "?" and details[cell] == why
