@@ -41,13 +41,14 @@ def read_twice(seed: int, look: str, rule_off: dict[str, Any], others_off: dict[
 
 
 def assert_only_bare_borders_gained(sc, cells: dict[str, str], before: dict[str, str], why_before: dict[str, str],
-                                    least: int) -> None:
+                                    least: int, why: str = "controller unclear (. ") -> None:
     """Every cell the rule changes (``least`` of them at least) was a bare border left
-    ``?`` for its share, and is read right; nothing in the frame is read wrong either way."""
+    ``?`` for ``why`` (how the reason began: its share, by default), and is read right;
+    nothing in the frame is read wrong either way."""
     gained = [n for n in cells if cells[n] != before[n]]
     assert len(gained) >= least
     for n in gained:
-        assert before[n] == cells[n][0] + "?" and why_before[n].startswith("controller unclear (. ")
+        assert before[n] == cells[n][0] + "?" and why_before[n].startswith(why)
         assert cells[n] == sc.cells[n] and cells[n][1] == "."
     for reading in (cells, before):
         c: Counter = Counter()
