@@ -441,7 +441,8 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     again = np.flatnonzero(share < SHARE)
     if own is not None and len(again):  # the cells whose colour was not clear, with the frame's own
         colour[again], share[again], other[again] = _tile_colours(chroma[again], ok_t[again], own, True)
-    overexposed = ref.max(axis=1) > OVEREXPOSED
+    clipped = (ref > OVEREXPOSED).sum(axis=1)  # how many channels of the wood round each cell clip
+    overexposed = clipped > 0
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
     # skin: asked only of cells read red with a hand in view, more of it on lit wood
     skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
@@ -460,7 +461,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     needed = np.where(spilt_bare, np.minimum(needed, SPILT_LEAST), needed)
     # overexposed wood hides what lies round the tile, but where only its red clips and the
     # border reads bare by the rules above, green and blue tell (:data:`CLIPPED_BARE`)
-    blind = overexposed & ~(((ref > OVEREXPOSED).sum(axis=1) <= CLIPPED_BARE) & alone_bare & (cshare >= needed))
+    blind = overexposed & ~((clipped <= CLIPPED_BARE) & alone_bare & (cshare >= needed))
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
         unlit, dark, cshare, needed, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin,

@@ -165,9 +165,8 @@ def _controllers(ring: np.ndarray, ok: np.ndarray, tile: np.ndarray, ref: np.nda
     first = np.minimum(np.minimum(e0, e1), e2)
     second = np.minimum(np.maximum(e0, e1), np.maximum(np.minimum(e0, e1), e2))
     pick = lambda a: np.take_along_axis(a, best[..., None], axis=-1)[..., 0]  # noqa: E731
-    picked_spill = pick(spill)
-    spilt = picked_spill >= 0.25  # a quarter the tile's colour or more: does not vote
-    clear = (first < 0.12) & (first * 2.0 < second) & (picked_spill < 0.25)
+    spilt = pick(spill) >= 0.25  # a quarter the tile's colour or more: does not vote
+    clear = (first < 0.12) & (first * 2.0 < second) & ~spilt
     picked_light = pick(light)
     bright_enough = (best == keys.index("b")) | (picked_light >= np.where(best == keys.index("w"), WHITE_LIGHT, 0.08))
     lum, ref_lum = ring @ LUMA, (ref @ LUMA)[:, None]
