@@ -265,14 +265,16 @@ def identify(frame: np.ndarray, boards: Iterable[Board]) -> tuple[Board, dict[in
 
 
 def estimate(detections: Mapping[int, np.ndarray], board: Board, size: tuple[int, int], *,
-             intrinsics: Intrinsics | None = None, rough: Iterable[int] = ()) -> Pose:
+             intrinsics: Intrinsics | None = None, rough: Iterable[int] = (), least: int = MIN_MARKERS) -> Pose:
     """The pose from detected markers (id -> 4 x 2 corners) of ``board`` in an image of
     ``size`` (width, height); the markers ``rough`` (not decoded, :func:`complete`) may
-    weigh less (:data:`ROUGH_CORNER_SHARE`). PoseError when too few markers or a bad fit."""
+    weigh less (:data:`ROUGH_CORNER_SHARE`). PoseError when fewer than ``least`` markers
+    or a bad fit (``least`` 2 gives the loose pose that looks for the others by their
+    pattern, vision/pose_match.py)."""
     width, height = size
     by_id = {m.id: m for m in board.markers}
     used = sorted(i for i in detections if i in by_id)
-    if len(used) < MIN_MARKERS:
+    if len(used) < least:
         seen = {0: "no marker", 1: f"only marker {used[0] if used else ''}"}.get(
             len(used), "only markers " + " and ".join(str(i) for i in used))
         raise PoseError(f"{seen} of {board.name} in view; the pose needs at least {MIN_MARKERS}")
@@ -504,7 +506,22 @@ def pose_from(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board: B
     ids = {m.id for m in board.markers}
     decoded = {i: c for i, c in found.items() if i in ids}
     found = complete(decoded, quads, board, grey) if len(decoded) < len(ids) else decoded
+    if len(found) == MIN_MARKERS - 1:
+        found = _by_pattern(found, board, grey, size, intrinsics, set(found) - set(decoded))
     return estimate(found, board, size, intrinsics=intrinsics, rough=set(found) - set(decoded))
+
+
+def _by_pattern(found: dict[int, np.ndarray], board: Board, grey: np.ndarray, size: tuple[int, int],
+                intrinsics: Intrinsics | None, rough: set[int]) -> dict[int, np.ndarray]:
+    """Two markers: ``found`` and the missing ones found by their pattern where the loose
+    pose of the two puts them (vision/pose_match.py), as rough markers."""
+    from .pose_match import add_matched  # it calls :func:`shows_marker` of this module
+
+    try:
+        loose = estimate(found, board, size, intrinsics=intrinsics, rough=rough, least=MIN_MARKERS - 1)
+    except PoseError:
+        return found
+    return add_matched(found, board, grey, loose)
 
 
 def smooth(previous: Pose | None, current: Pose, *, alpha: float = 0.5, max_jump_mm: float = 5.0) -> Pose:
