@@ -8,7 +8,8 @@
 The pose comes from the board's markers (vision/pose.py) unless one is passed in. The
 plate's colour is measured in the frame and every colour is judged relative to it. Pyramid
 boards are read by vision/recognize_balls.py, grids by vision/recognize_grid.py; arms over
-the board are looked for by vision/recognize_hands.py. Whatever cannot be read with
+the board are looked for by vision/recognize_hands.py, and where it sees none, by
+vision/recognize_outline.py. Whatever cannot be read with
 confidence is ``?``; a frame with no usable pose is all ``?`` with ``error`` saying why.
 Nothing here raises for a bad frame: a daemon can feed it anything.
 
@@ -34,7 +35,8 @@ from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
 from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
-from .recognize_hands import band_hidden, band_patches, band_points, find_hands, plate_halo
+from .recognize_hands import HandSigns, band_hidden, band_patches, band_points, find_hands, plate_halo
+from .recognize_outline import Outline
 from .recognize_reach import arm_reach
 from .recognize_plates import plate_albedos
 from .recognize_model import Ensemble, load
@@ -140,6 +142,7 @@ class Recognizer:
         self._grid_geometry: tuple[Pose, GridGeometry] | None = None
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         self._band_masks: tuple[Pose, np.ndarray | None, np.ndarray] | None = None
+        self._outline: tuple[Pose, tuple[int, ...], Outline] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
         self.hold = hold
@@ -197,6 +200,14 @@ class Recognizer:
                                                                   self.geometry(pose).radius_px)
             self._band_masks = (pose, hidden, plate_halo(pose, self.board, self.rings))
         return self._band_masks[1], self._band_masks[2]
+
+    def outline(self, pose: Pose, shape: tuple[int, ...]) -> Outline:
+        """The pairs of points across the plate's outline that show an arm the band missed
+        (vision/recognize_outline.py), kept while the same pose and frame size come again."""
+        if self._outline is None or self._outline[0] is not pose or self._outline[1] != shape[:2]:
+            balls = (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
+            self._outline = (pose, shape[:2], Outline.of(self.board, pose, shape, *balls))
+        return self._outline[2]
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
@@ -263,6 +274,10 @@ class Recognizer:
                     return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
         hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
+        if not hands.present:  # on a table of the skin's colour the band sees no arm
+            hidden = self.outline(pose, image.shape).crossings(image)
+            if len(hidden):
+                hands = HandSigns(hidden, hands.seen)
         if self.layout is not None:
             palette = self.palette
             geo = self.geometry(pose)

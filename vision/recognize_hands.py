@@ -122,12 +122,12 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None
     bright = lum > 2.5 * ref_lum
     foreign = inside & ((far & (lum > 0.1 * ref_lum)) | bright)
     if halo is None:
-        return _in_runs(foreign), np.zeros(len(foreign), dtype=bool)
-    shows = _in_runs(foreign & (~halo | bright | (lum > HALO_LEVEL * ref_lum) | (lum * HALO_LEVEL < ref_lum)))
-    return shows, _in_runs(foreign) & ~shows
+        return in_runs(foreign), np.zeros(len(foreign), dtype=bool)
+    shows = in_runs(foreign & (~halo | bright | (lum > HALO_LEVEL * ref_lum) | (lum * HALO_LEVEL < ref_lum)))
+    return shows, in_runs(foreign) & ~shows
 
 
-def _in_runs(foreign: np.ndarray) -> np.ndarray:
+def in_runs(foreign: np.ndarray) -> np.ndarray:
     """The ``foreign`` samples of a ring in runs of three along it (it wraps)."""
     f = np.concatenate([foreign[-2:], foreign, foreign[:2]])
     n = len(foreign)
