@@ -17,6 +17,7 @@ the correlation, and the frame stays without a pose.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -24,6 +25,9 @@ import numpy as np
 from .geometry import Board, Marker
 from .markers import marker_cells
 from .render_camera import MARKER_PAPER
+
+if TYPE_CHECKING:  # vision/pose.py imports this module when it needs it
+    from .pose import Pose
 
 #: the pattern is drawn and matched at this many pixels per millimetre of the board (3
 #: found the same corners, 1.7 times slower: ECC's cost goes with the pattern's pixels)
@@ -61,7 +65,7 @@ def _pattern(dictionary: str, marker_id: int, marker_size: float) -> np.ndarray:
     return out
 
 
-def _to_image(pose, marker: Marker, half: float) -> tuple[np.ndarray, int]:
+def _to_image(pose: Pose, marker: Marker, half: float) -> tuple[np.ndarray, int]:
     """The homography from the pattern's pixels (a square ``half`` mm either side of the
     marker's centre, top towards +y) to the frame's, as ``pose`` projects it, and the
     square's side in pattern pixels. A pixel's coordinates are its centre's: the square's
@@ -74,7 +78,7 @@ def _to_image(pose, marker: Marker, half: float) -> tuple[np.ndarray, int]:
     return cv2.getPerspectiveTransform(src, dst), int(round(side))
 
 
-def match_marker(grey: np.ndarray, board: Board, marker: Marker, pose) -> np.ndarray | None:
+def match_marker(grey: np.ndarray, board: Board, marker: Marker, pose: Pose) -> np.ndarray | None:
     """The corners (4 x 2, ArUco order) of ``marker`` found by its pattern near where the
     loose ``pose`` puts it in ``grey``; None where it is not seen well enough, or where
     the search would reach beyond the frame."""
@@ -119,7 +123,7 @@ def match_marker(grey: np.ndarray, board: Board, marker: Marker, pose) -> np.nda
     return corners
 
 
-def add_matched(found: dict[int, np.ndarray], board: Board, grey: np.ndarray, pose) -> dict[int, np.ndarray]:
+def add_matched(found: dict[int, np.ndarray], board: Board, grey: np.ndarray, pose: Pose) -> dict[int, np.ndarray]:
     """``found`` and every missing marker of ``board`` that :func:`match_marker` finds
     where the loose ``pose`` (from ``found``) puts it."""
     out = dict(found)

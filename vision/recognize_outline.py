@@ -108,7 +108,7 @@ class Outline:
 
     def crossings(self, image: np.ndarray) -> np.ndarray:
         """The table points (x, y mm) beside the outline where an arm hides it, in runs of
-        three along it; none where the frame's plate and table are too alike to tell."""
+        three along it; none on a side whose plate and table are too alike to tell."""
         if int(self.usable.sum()) < LEAST_PAIRS:
             return np.zeros((0, 2))
         rgb, _ = self.patches.sample(image)
