@@ -56,9 +56,9 @@ def test_a_marker_under_a_hand_is_not_found():
     whose pattern correlates 0.3 where it should be: the pose rests on the three."""
     sc, image = frame_in_look(PYRAMID, 2_600_013, "plain")
     grey = as_grey(image)
-    assert set(detect(grey, PYRAMID.dictionary)) == {2, 3}
-    found = add_matched({i: c for i, c in detect(grey, PYRAMID.dictionary).items()}, PYRAMID, grey,
-                        loose_pose(detect(grey, PYRAMID.dictionary), (grey.shape[1], grey.shape[0])))
+    decoded = detect(grey, PYRAMID.dictionary)
+    assert set(decoded) == {2, 3}
+    found = add_matched(decoded, PYRAMID, grey, loose_pose(decoded, (grey.shape[1], grey.shape[0])))
     assert set(found) == {1, 2, 3}
     assert corners_off(found[1], sc.frame.camera, 1) < 2.0
     assert estimate_pose(image, PYRAMID).markers == (1, 2, 3)

@@ -35,6 +35,8 @@ from vision.recognize_train import (LOOKS, far_colours, frame_in_look, mid_move_
 from vision.score import score
 from vision.render import Camera, random_hand, render
 
+from test_outline import Blind
+
 PYRAMID = load_board("pyramid-4")
 GRID = load_board("grid-9")
 SMALL = ((640, 480), (640, 480), (800, 600))
@@ -1189,10 +1191,6 @@ def test_an_empty_place_over_a_gap_and_a_lower_ball_with_the_outline_check_off(m
     view is found since 2026-12-03 by the outline check, which doubts 2a3 first): the empty
     level-2 place read black at P(ball) 0.98 stays ``?`` for the samples that would show
     the gap or the balls below it (``alike_below``, ``shows_below``)."""
-
-    class Blind:
-        def crossings(self, image):
-            return np.zeros((0, 2))
 
     monkeypatch.setattr(Recognizer, "outline", lambda self, pose, shape: Blind())
     sc, image = frame_in_look(PYRAMID, 7900137, "far-colour")

@@ -162,8 +162,13 @@ def hidden_by_balls(uv: np.ndarray, centre_uv: np.ndarray, radius_px: np.ndarray
 def plate_halo(pose: Pose, board: Board, rings: list[np.ndarray]) -> np.ndarray:
     """Which of the rings' samples lie within :data:`PLATE_HALO_PX` of the plate's
     outline in the image (its top and bottom corners' hull), or inside it."""
-    outline = cv2.convexHull(pose.project(plate_corners(board)).astype(np.float32))[:, 0].astype(np.float64)
-    return near_polygon(pose.project(np.concatenate(rings)), outline, PLATE_HALO_PX)
+    return near_polygon(pose.project(np.concatenate(rings)), plate_outline(pose, board), PLATE_HALO_PX)
+
+
+def plate_outline(pose: Pose, board: Board) -> np.ndarray:
+    """The plate's outline in the image: the hull of its top and bottom corners (M x 2, in
+    order)."""
+    return cv2.convexHull(pose.project(plate_corners(board)).astype(np.float32))[:, 0].astype(np.float64)
 
 
 def near_polygon(uv: np.ndarray, polygon: np.ndarray, px: float) -> np.ndarray:

@@ -17,14 +17,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import cv2
 import numpy as np
 
 from .geometry import Board
 from .pose import Pose
 from .recognize_colour import EPS, Patches
-from .recognize_hands import in_runs, hidden_by_balls, near_polygon
-from .render_camera import MARKER_PAPER, PLATE_THICKNESS, plate_corners
+from .recognize_hands import hidden_by_balls, in_runs, near_polygon, plate_outline
+from .render_camera import MARKER_PAPER, PLATE_THICKNESS
 
 #: each pair: a point on the plate INSIDE_MM inside its edge, and one on the table
 #: OUTSIDE_MM beyond it (at the plate's foot), every STEP_MM along the outline, clear of
@@ -93,7 +92,7 @@ class Outline:
         the balls that may stand over a pair (pyramid boards)."""
         inner, outer, clear, sides = outline_pairs(board)
         uv_in, uv_out = pose.project(inner), pose.project(outer)
-        hull = cv2.convexHull(pose.project(plate_corners(board)).astype(np.float32))[:, 0].astype(np.float64)
+        hull = plate_outline(pose, board)
         direction = outer[:, :2] - inner[:, :2]
         edge = inner.copy()
         edge[:, :2] += direction / np.linalg.norm(direction, axis=1, keepdims=True) * INSIDE_MM
