@@ -502,13 +502,22 @@ def pose_from(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board: B
               intrinsics: Intrinsics | None = None) -> Pose:
     """:func:`estimate_pose` from markers already detected in ``grey`` (id -> corners) and
     the quadrilaterals left undecoded."""
-    size = (grey.shape[1], grey.shape[0])
+    markers, rough = pose_markers(found, quads, board, grey, intrinsics=intrinsics)
+    return estimate(markers, board, (grey.shape[1], grey.shape[0]), intrinsics=intrinsics, rough=rough)
+
+
+def pose_markers(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board: Board, grey: np.ndarray, *,
+                 intrinsics: Intrinsics | None = None) -> tuple[dict[int, np.ndarray], set[int]]:
+    """The markers a pose of ``grey`` rests on (id -> corners): the board's decoded ones,
+    those :func:`complete` takes from the quadrilaterals left and, when that leaves two,
+    those found by their pattern; and which of them are rough (not decoded)."""
     ids = {m.id for m in board.markers}
     decoded = {i: c for i, c in found.items() if i in ids}
-    found = complete(decoded, quads, board, grey) if len(decoded) < len(ids) else decoded
-    if len(found) == MIN_MARKERS - 1:
-        found = _by_pattern(found, board, grey, size, intrinsics, set(found) - set(decoded))
-    return estimate(found, board, size, intrinsics=intrinsics, rough=set(found) - set(decoded))
+    markers = complete(decoded, quads, board, grey) if len(decoded) < len(ids) else decoded
+    if len(markers) == MIN_MARKERS - 1:
+        size = (grey.shape[1], grey.shape[0])
+        markers = _by_pattern(markers, board, grey, size, intrinsics, set(markers) - set(decoded))
+    return markers, set(markers) - set(decoded)
 
 
 def _by_pattern(found: dict[int, np.ndarray], board: Board, grey: np.ndarray, size: tuple[int, int],

@@ -27,7 +27,8 @@ a marker's id, which the whole frame's search refuses, is not missed long.
 Before any search, :meth:`MarkerTracker.unmoved` tells whether the frame shows the markers
 exactly where the last frame searched decoded them (vision/pose_still.py): then that
 frame's pose holds and nothing is searched. A frame that misses a marker it follows sets
-nothing to hold.
+nothing to hold, unless a pose found the missing markers by their pattern
+(:meth:`MarkerTracker.hold_matched`).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ import cv2
 import numpy as np
 
 from .geometry import Board
-from .pose import MIN_MARKERS, detect_with_quads, detector_parameters, from_twice, mean_side
+from .pose import MIN_MARKERS, Pose, detect_with_quads, detector_parameters, from_twice, mean_side
 from .pose_still import StillMarkers
 
 #: the window round a marker's last corners: this share of its side on every side, and at
@@ -122,6 +123,24 @@ class MarkerTracker:
             self._still.hold(grey, mine)
         else:
             self._still.clear()
+
+    def hold_matched(self, grey: np.ndarray, pose: Pose, markers: dict[int, np.ndarray]) -> None:
+        """Keep this frame for :meth:`unmoved` with ``markers``, the markers ``pose`` rests
+        on where fewer than three were decoded (so :meth:`find` held nothing): the others
+        taken from the quadrilaterals left or found by their pattern (vision/pose_match.py).
+        Only when they are every marker the pose puts in the frame: a pose resting on fewer
+        than it could is not held (:meth:`_hold`). Such a camera (small or blurred markers)
+        searched every frame in full and by pattern, 25-40 ms a frame; held, it searches
+        every :data:`FULL_EVERY` frames."""
+        if self._still.holding or len(markers) < MIN_MARKERS:
+            return
+        h, w = grey.shape[:2]
+        for m in self.board.markers:
+            if m.id not in markers:
+                (u, v), = pose.project(np.array([[m.centre[0], m.centre[1], 0.0]]))
+                if 0 <= u < w and 0 <= v < h:
+                    return
+        self._still.hold(grey, markers)
 
     def _placed(self, found: dict[int, np.ndarray], followed: dict[int, np.ndarray]) -> dict[int, np.ndarray]:
         """The markers ``followed`` but not ``found``, with their corners where the

@@ -29,7 +29,7 @@ from host.observation import Observation
 from .calibration_colours import BallPalette, TilePalette, tile_chroma
 from .frame_still import StillBoard, region
 from .geometry import Board
-from .pose import Intrinsics, Pose, PoseError, as_grey, check_frame, pose_from
+from .pose import MIN_MARKERS, Intrinsics, Pose, PoseError, as_grey, check_frame, estimate, pose_markers
 from .pose_track import MarkerTracker
 from .recognize_balls import Reading, Thresholds, read_pyramid
 from .recognize_colour import Patches, margin_patches, margin_points, measure_plate, prototypes
@@ -241,7 +241,11 @@ class Recognizer:
     def _measure(self, grey: np.ndarray) -> Pose:
         self._held = None
         found, quads = self.markers.find(grey)
-        self._held = pose_from(found, quads, self.board, grey, intrinsics=self.intrinsics)
+        markers, rough = pose_markers(found, quads, self.board, grey, intrinsics=self.intrinsics)
+        self._held = estimate(markers, self.board, (grey.shape[1], grey.shape[0]), intrinsics=self.intrinsics,
+                              rough=rough)
+        if len(markers) - len(rough) < MIN_MARKERS:  # fewer than three decoded: the tracker held nothing
+            self.markers.hold_matched(grey, self._held, markers)
         return self._held
 
     def read(self, image: Any, t: float = 0.0, pose: Pose | None = None) -> Recognition:
