@@ -170,6 +170,7 @@ def kill_instant(attempt: int, proc: subprocess.Popen, log: Path, resuming: bool
     return sub.count() >= target
 
 
+@pytest.mark.long(35)
 @pytest.mark.parametrize("game, seed, options", CRASH_CASES, ids=[case[0] for case in CRASH_CASES])
 def test_killed_daemon_resumes_and_loses_nothing(tmp_path, fast_dir, game, seed, options):
     """SIGKILL at random instants during many simulated games in a row (hands, illegal moves,

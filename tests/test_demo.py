@@ -16,6 +16,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from conftest_mqtt import free_port
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -68,6 +70,7 @@ def demo_through_vision(game: str, tmp_path: Path, turns: str) -> str:
     return proc.stdout
 
 
+@pytest.mark.long(120)
 def test_demo_through_vision_referees_the_pylos_example(tmp_path):
     """`--camera`: every frame rendered by the synthetic camera and read by vision; the game
     must still be refereed to the example record."""
@@ -78,6 +81,7 @@ def test_demo_through_vision_referees_the_pylos_example(tmp_path):
     assert checked.returncode == 0 and json.loads(checked.stdout)["ok"], checked.stdout + checked.stderr
 
 
+@pytest.mark.long(260)
 def test_demo_through_vision_referees_the_sparklies_example(tmp_path):
     """The grid through the camera: control plates one or two pixels wide, put down and
     taken up under hands, and tiles that change colour; the game must be refereed to the
@@ -121,6 +125,7 @@ def test_demo_serves_the_display_and_stops_cleanly_on_ctrl_c(tmp_path):
     assert moves >= 3  # what was refereed before Ctrl-C is in the database
 
 
+@pytest.mark.long(50)
 def test_make_demo_on_a_fresh_virtual_environment(tmp_path):
     """The README's first command, as a newcomer runs it: `make demo` creates the virtual
     environment, installs and runs the demo (here without a browser and at full speed)."""

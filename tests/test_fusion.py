@@ -111,6 +111,7 @@ def test_a_stuck_switch_stalls_the_board_instead_of_guessing():
     assert got == truth[:len(got)]  # what was recorded is right, however far it got
 
 
+@pytest.mark.long(130)
 def test_the_switches_rescue_a_game_the_camera_alone_loses():
     """Pylos seed 7 through vision alone is lost part-way (docs/vision.md); with the reed
     switches' occupancy merged in, it is recorded exactly."""

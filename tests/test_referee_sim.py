@@ -24,6 +24,7 @@ def referee_many(game: str, count: int, noisy: bool, occupancy: bool = False) ->
     return total
 
 
+@pytest.mark.long(250)
 @pytest.mark.parametrize("game", ["pylos", "sparks", "sparklies"])
 def test_noisy_simulated_games_equal_the_ground_truth(game):
     result = referee_many(game, GAMES, noisy=True)

@@ -197,6 +197,7 @@ def footprint_of(rules, before, move: str) -> set[str]:
     return {h for cell in a if a[cell] != b[cell] for h in footprint(cell)}
 
 
+@pytest.mark.long(80)
 @pytest.mark.parametrize("seed, turns, illegal", [(21, 300, 0.1), (22, 24, 0.15)])
 def test_pylos_games_played_on_the_controller_are_recorded_exactly(tmp_path, seed, turns, illegal):
     build_sim()

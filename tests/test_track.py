@@ -22,6 +22,7 @@ from vision.score import score
 from vision.track import Tracker
 
 
+@pytest.mark.long(40)
 @pytest.mark.parametrize("game, seed", [("pylos", 5), ("sparks", 3), ("sparklies", 2)])
 def test_tracked_game_reads_nothing_wrong_and_more_than_single_frames(game, seed):
     rules = rules_for(game, **({"width": 9, "height": 9} if game == "sparklies" else {}))

@@ -13,6 +13,7 @@ import pytest
 from sim_referee import referee_game
 
 
+@pytest.mark.long(100)
 @pytest.mark.parametrize("game, seed, turns", [("sparks", 3, 300), ("sparks", 4, 300), ("pylos", 5, 300),
                                                ("sparklies", 2, 30)])
 def test_calm_games_through_vision_are_recorded_exactly(game, seed, turns):
@@ -22,6 +23,7 @@ def test_calm_games_through_vision_are_recorded_exactly(game, seed, turns):
     assert outcome.turns >= 10
 
 
+@pytest.mark.long(125)
 def test_a_noisy_sparks_game_through_vision_is_recorded_exactly():
     """Hands resting over the board, illegal moves put right, takebacks: the record is exact
     and nothing is flagged that was legal. Not every illegal move is flagged yet: a ball
