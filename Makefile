@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
-# The suite runs on every core (pytest-xdist); PYTEST_ARGS= runs it in one process.
-PYTEST_ARGS ?= -n auto
+# The suite runs on every core (pytest-xdist); PYTEST_ARGS= runs it in one process. A worker
+# that runs out of tests takes half of another's queue (worksteal): the long tests go first
+# (tests/conftest.py), and none is left to one worker at the end.
+PYTEST_ARGS ?= -n auto --dist worksteal
 
 .PHONY: demo test bench venv clean system-deps
 

@@ -27,8 +27,8 @@ a marker's id, which the whole frame's search refuses, is not missed long.
 Before any search, :meth:`MarkerTracker.unmoved` tells whether the frame shows the markers
 exactly where the last frame searched decoded them (vision/pose_still.py): then that
 frame's pose holds and nothing is searched. A frame that misses a marker it follows sets
-nothing to hold, unless a pose found the missing markers by their pattern
-(:meth:`MarkerTracker.hold_matched`).
+nothing to hold, unless the pose found the markers missing otherwise, among the
+quadrilaterals left or by their pattern (:meth:`MarkerTracker.hold_matched`).
 """
 
 from __future__ import annotations
