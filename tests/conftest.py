@@ -13,9 +13,10 @@ import pytest
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests marked ``long(seconds)`` first, the longest first, the rest in their order:
-    pytest-xdist deals the first tests out to its workers in turn, so the long ones are
-    shared and the short ones fill in after. In collection order one worker was left running
-    the last long tests alone for 130 s of the suite's 1,660."""
+    with ``make test``'s ``--dist worksteal`` a worker that runs out of tests takes half of
+    the other's queue, so the long ones are shared and the short ones fill in after. In
+    collection order one worker was left running the last long tests alone for 130 s of the
+    suite's 1,660 (docs/performance.md, Test suite)."""
     def seconds(item: pytest.Item) -> float:
         mark = item.get_closest_marker("long")
         return float(mark.args[0]) if mark else 0.0
