@@ -82,7 +82,7 @@ def test_a_table_like_the_plate_shows_no_arm():
 
 
 def test_the_grid_pairs_keep_clear_of_its_markers():
-    inner, outer, clear, sides = outline_pairs(GRID)
+    inner, _, outer, clear, sides = outline_pairs(GRID)
     assert len(inner) == len(outer) == len(clear) == 4 * int(GRID.plate[0] / 5)
     assert (np.bincount(sides) == int(GRID.plate[0] / 5)).all()
     for m in GRID.markers:

@@ -16,6 +16,7 @@ alike everywhere, there is no step to lose, and this sees nothing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -53,14 +54,27 @@ LEAST_STEP = 0.3
 LEAST_PAIRS = 4
 
 
-def outline_pairs(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """The plate points (N x 3 mm) just inside its outline and the table points just
-    beyond it, pair by pair, in order round the plate, which pairs lie clear of the
-    markers (the others are kept, unused, so that a run never bridges a marker), and the
-    side (0-3) of each."""
+class OutlinePairs(NamedTuple):
+    """The pairs across a board's outline, in order round the plate (N each)."""
+
+    #: the plate points (N x 3 mm) just inside its outline
+    inner: np.ndarray
+    #: the points of the plate's top edge the pairs cross (N x 3 mm)
+    edge: np.ndarray
+    #: the table points just beyond the plate's foot (N x 3 mm)
+    outer: np.ndarray
+    #: which pairs lie clear of the markers (the others are kept, unused, so that a run
+    #: never bridges a marker)
+    clear: np.ndarray
+    #: the side (0-3) of each
+    sides: np.ndarray
+
+
+def outline_pairs(board: Board) -> OutlinePairs:
+    """Every STEP_MM round the plate's outline, a pair across it."""
     w, d = board.plate[0] / 2, board.plate[1] / 2
     far = board.marker_size / 2 + MARKER_PAPER + MARKER_CLEAR_MM
-    inner, outer, clear, sides = [], [], [], []
+    inner, crossed, outer, clear, sides = [], [], [], [], []
     edges = ((w, lambda t: ((t, -d), (0.0, -1.0))), (d, lambda t: ((w, t), (1.0, 0.0))),
              (w, lambda t: ((-t, d), (0.0, 1.0))), (d, lambda t: ((-w, -t), (-1.0, 0.0))))
     for side, (half, edge) in enumerate(edges):
@@ -69,8 +83,9 @@ def outline_pairs(board: Board) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
             sides.append(side)
             clear.append(not any(abs(x - m.centre[0]) < far and abs(y - m.centre[1]) < far for m in board.markers))
             inner.append((x - nx * INSIDE_MM, y - ny * INSIDE_MM, 0.0))
+            crossed.append((x, y, 0.0))
             outer.append((x + nx * OUTSIDE_MM, y + ny * OUTSIDE_MM, -PLATE_THICKNESS))
-    return np.array(inner), np.array(outer), np.array(clear), np.array(sides)
+    return OutlinePairs(np.array(inner), np.array(crossed), np.array(outer), np.array(clear), np.array(sides))
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +105,9 @@ class Outline:
            radius_px: np.ndarray | None = None) -> Outline:
         """For ``pose`` in frames of ``shape``; ``centres`` (N x 3 mm) and ``radius_px``:
         the balls that may stand over a pair (pyramid boards)."""
-        inner, outer, clear, sides = outline_pairs(board)
+        inner, edge, outer, clear, sides = outline_pairs(board)
         uv_in, uv_out = pose.project(inner), pose.project(outer)
         hull = plate_outline(pose, board)
-        direction = outer[:, :2] - inner[:, :2]
-        edge = inner.copy()
-        edge[:, :2] += direction / np.linalg.norm(direction, axis=1, keepdims=True) * INSIDE_MM
         usable = clear & ~near_polygon(uv_out, hull, OUTLINE_PX) \
             & (np.hypot(*(uv_in - pose.project(edge)).T) >= OUTLINE_PX)
         if centres is not None and radius_px is not None and len(centres):
