@@ -19,7 +19,11 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     suite's 1,660 (docs/performance.md, Test suite)."""
     def seconds(item: pytest.Item) -> float:
         mark = item.get_closest_marker("long")
-        return float(mark.args[0]) if mark else 0.0
+        if mark is None:
+            return 0.0
+        if len(mark.args) != 1 or not isinstance(mark.args[0], (int, float)):
+            raise pytest.UsageError(f"{item.nodeid}: mark it long(seconds), e.g. @pytest.mark.long(60)")
+        return float(mark.args[0])
     items.sort(key=lambda item: -seconds(item))
 
 
