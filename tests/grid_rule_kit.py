@@ -7,15 +7,25 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import numpy as np
 import pytest
 
 import vision.recognize_grid as recognize_grid
 from vision.geometry import load_board
 from vision.recognize import Recognizer
+from vision.recognize_border import FEATURES
+from vision.recognize_model import Ensemble, Model
 from vision.recognize_train import frame_in_look
 from vision.score import score
 
 GRID = load_board("grid-9")
+
+
+def constant_border_model(bare: float, white: float) -> Ensemble:
+    """A border model that gives every border the same probabilities (its logits its biases)."""
+    f, h = FEATURES, 2
+    b2 = np.log(np.maximum([bare, white, 1.0 - bare - white], 1e-9))
+    return Ensemble((Model(np.zeros(f), np.ones(f), np.zeros((f, h)), np.zeros(h), np.zeros((h, 3)), b2),))
 
 
 def read(recognizer: Recognizer, image) -> tuple[dict[str, str], dict[str, str]]:

@@ -774,6 +774,13 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert read(wood("L", -0.2, 0.2), *light) == "L"     # ... only a little darker
     assert read(wood("L", -1.2, 0.2)) == "L"             # no fellow to judge by
     assert read(wood("L", -1.2, 0.2), wood("D", -2.5, 1.2)) == "L"
+    # read at light_ball only (the model unsure), half as much darker is enough: an empty
+    # hollow in stained balls' shade (path traced 7000072, tests/test_render_pbr.py)
+    shaded = wood("L", -0.3, 0.15)                        # 0.125 redder, 0.6 darker
+    assert read(shaded, *light) == "L"
+    assert read(replace(shaded, p=(0.02, 0.978, 0.0)), *light) == "?"
+    assert read(replace(shaded, p=(0.0, 0.995, 0.0)), *light) == "L"
+    assert read(replace(wood("L", 0.0, 0.15), p=(0.02, 0.978, 0.0)), *light) == "L"  # only 0.3 darker
     dark = [wood("D", -2.6, 1.25), wood("D", -2.3, 1.3), wood("D", -3.0, 1.2)]
     assert read(wood("D", -2.1, 0.36), *dark) == "?"
     assert read(wood("D", -2.1, 0.9), *dark) == "D"      # less red by less than half a unit

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+from grid_rule_kit import constant_border_model
 from vision.border_train import cell_measures
 from vision.border_train import main as train_main
 from vision.geometry import load_board
@@ -92,13 +93,6 @@ def test_features_are_medians_and_quartiles_of_the_log_ratios():
                                           np.full((4, 1), np.log(1.7))], axis=1), rtol=0, atol=1e-12)
 
 
-def _model(bare: float, white: float) -> Ensemble:
-    """A model that gives every border the same probabilities (its logits its biases)."""
-    f, h = FEATURES, 2
-    b2 = np.log(np.maximum([bare, white, 1.0 - bare - white], 1e-9))
-    return Ensemble((Model(np.zeros(f), np.ones(f), np.zeros((f, h)), np.zeros(h), np.zeros((h, 3)), b2),))
-
-
 def test_a_border_the_model_doubts_is_unknown_and_nothing_else_changes():
     """A border read bare or white stays read where the model gives that at least
     ``SURE`` and is ``?`` with why where not; no other reading changes."""
@@ -109,7 +103,7 @@ def test_a_border_the_model_doubts_is_unknown_and_nothing_else_changes():
     assert SURE == {".": 0.95, "w": 0.95}
     assert sum(c[1:] == "w" for c in rules.values()) >= 5 and sum(c[1:] == "." for c in rules.values()) >= 20
     for bare, white in ((0.96, 0.04), (0.94, 0.05), (0.5, 0.5), (0.04, 0.96), (0.951, 0.04), (0.001, 0.951)):
-        seen = Recognizer(GRID, sc.game, border_model=_model(bare, white)).read(image)
+        seen = Recognizer(GRID, sc.game, border_model=constant_border_model(bare, white)).read(image)
         for n, code in rules.items():
             p = {".": bare, "w": white}.get(code[1:])
             if p is not None and p < SURE[code[1]]:

@@ -11,9 +11,10 @@ plate's edge; a halo fades from the tile's edge. The profile here is measured at
 two-layer perceptron (vision/recognize_model.py, weights in vision/border_weights.py from
 ``python -m vision.border_train``) gives the probabilities of bare wood, a white plate and
 a black plate. A border the rules read bare or white that the model does not call so with
-:data:`SURE` is left ``?``. It makes one reading only: a border the rules find dark all
-round, which they cannot tell from wood in shade, is a black plate where the model says so
-with vision/recognize_grid.py's ``BLACK_SURE``.
+:data:`SURE` (:data:`DIM_SURE`, :data:`SPILT_SURE` for a bare border lit less than the
+wood, or read on few samples) is left ``?``. It makes one reading only: a border the rules
+find dark all round, which they cannot tell from wood in shade, is a black plate where the
+model says so with vision/recognize_grid.py's ``BLACK_SURE``.
 """
 
 from __future__ import annotations
@@ -50,6 +51,22 @@ FEATURES = len(STEPS) * 3 + 2 * (SPREAD.stop - SPREAD.start) + 1
 #: 0.87 and 0.81; 0.95 costs 244 of 12,805 bare borders read right (1.9 %) on 1,700 frames
 #: of seeds already studied (800 with far colours, 500 through webcams, 400 plain)
 SURE = {".": 0.95, "w": 0.95}
+#: a border read bare whose votes' median light is under vision/recognize_grid.py's
+#: ``ALONE_LIGHT`` of the wood's next to the cell must be bare to the model with this
+#: probability, not :data:`SURE`'s: a white plate round a green tile, on a path traced frame
+#: in a room's shadow (7000038 e2, 2.16 px wide), voted bare with 80 % of its samples, lit
+#: 0.55 of the wood, and was bare to the model at 0.955. Of the 12,725 bare borders read
+#: right on the path traced grid frames (seeds 7,000,000 and 7,300,000 on, 120 frames in
+#: five looks), none lit so was under 0.97 (docs/vision.md, Recognition)
+DIM_SURE = 0.97
+#: ... and one read bare on the share of its samples that are not the tile's spill alone
+#: (vision/recognize_grid.py's ``SPILT_SHARE``: under ``ALONE_SHARE`` of all its samples
+#: voting bare), with this: a white plate round a green tile on a path traced frame with
+#: colours far from the defaults, through JPEG at quality 46 (7300006 g1, 2.17 px wide),
+#: voted bare with half its samples, four fifths of those not spilt, and was bare to the
+#: model at 0.967. Of the 4,590 bare borders read right so on those frames and on rendered
+#: ones, 221 are under 0.98 (docs/vision.md, Recognition)
+SPILT_SURE = 0.98
 
 
 @dataclass(frozen=True, eq=False)

@@ -150,7 +150,10 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     little, which costs a reading now and then). So a "light wooden" ball both darker and
     redder than its fellows is a stained ball lit from the side (its lit half the plate's
     tint), and a "stained" one far less red than its fellows, and no darker, is light wood
-    that a webcam's colour processing reddened (:func:`_against_fellows`). Nor is a ball
+    that a webcam's colour processing reddened (:func:`_against_fellows`). One read light
+    wood at ``light_ball`` only (the model under ``ball``) need be half as much darker
+    (``odd_light_unsure``): an empty hollow in stained balls' shade, its wood reddened by
+    their bounce light, looks so too. Nor is a ball
     read stained that is no redder (red share) than the median of the frame's balls read
     light wood by ``stained_redder`` and lighter than its fellows by ``stained_lighter``:
     shade darkens a light wooden ball into stained wood's band and keeps its tint, and in
@@ -196,10 +199,12 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
         # towards the other wood: light wood read redder and darker, dark wood less red and lighter
         sign = 1.0 if r.code == "L" else -1.0
         redder, darker = sign * apart[0], sign * apart[1]
-        need = th.odd_light if r.code == "L" else th.odd_dark
+        unsure = r.code == "L" and r.p[1] < th.ball  # read at light_ball: held to its fellows more closely
+        need = th.odd_light_unsure if unsure else th.odd_light if r.code == "L" else th.odd_dark
         if redder >= need[0] and darker >= need[1]:
             why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
-                   "may be stained wood" if r.code == "L" else
+                   + ("at P(ball) {:.3f}, may be stained wood or a hollow in their shade".format(r.p[1]) if unsure
+                      else "may be stained wood") if r.code == "L" else
                    f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                    "may be light wood")
             out[i] = Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))

@@ -14,13 +14,14 @@ border read bare or white gets a second look from a small model of the light acr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_border import SURE, BorderProfile, profile_features
+from .recognize_border import DIM_SURE, SPILT_SURE, SURE, BorderProfile, profile_features
 from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import Colours, percentiles
 from .recognize_hands import HandSigns
@@ -462,6 +463,13 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     # overexposed wood hides what lies round the tile, but where only its red clips and the
     # border reads bare by the rules above, green and blue tell (:data:`CLIPPED_BARE`)
     blind = overexposed & ~((clipped <= CLIPPED_BARE) & alone_bare & (cshare >= needed))
+    # bare borders the border model must be surer of: lit less than the wood next to them
+    # (:data:`DIM_SURE`), or read on the spilt share alone (:data:`SPILT_SURE`)
+    stricter = {int(i): (DIM_SURE, "lit less than the wood")
+                for i in np.flatnonzero((ctrl == 0) & (bare_light < ALONE_LIGHT))}
+    for i in np.flatnonzero(spilt_bare & (cshare < ALONE_SHARE)).tolist():  # the surer of the two, if both
+        dim = stricter.get(i)
+        stricter[i] = (SPILT_SURE, f"read on {cshare[i]:.0%} of its samples" + (f", {dim[1]}" if dim else ""))
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
         unlit, dark, cshare, needed, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin,
@@ -530,7 +538,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
-        _second_look(out, image, layout, geo, ref, border, dark_cells, partly)
+        _second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter)
     return out
 
 
@@ -557,11 +565,14 @@ _LOOKS = {".": "like bare wood", "w": "like a white plate"}
 
 def _second_look(out: dict[str, CellReading], image: np.ndarray, layout: GridLayout, geo: GridGeometry,
                  ref: np.ndarray, border: Ensemble, dark: list[int],
-                 partly: frozenset[int] | set[int] = frozenset()) -> None:
+                 partly: frozenset[int] | set[int] = frozenset(),
+                 stricter: Mapping[int, tuple[float, str]] | None = None) -> None:
     """Borders read bare or white that the border model does not call so with
-    :data:`SURE` become ``?``, and borders dark all round (``dark``; ``partly``: those dark
-    on the sides in view, a side hidden) that it calls black with :data:`BLACK_SURE` are
-    read black (in place)."""
+    :data:`SURE` (for the bare borders of ``stricter``, with the probability it gives and
+    the reason why) become ``?``, and borders dark all round (``dark``; ``partly``: those
+    dark on the sides in view, a side hidden) that it calls black with :data:`BLACK_SURE`
+    are read black (in place)."""
+    stricter = stricter or {}
     idx = np.array([i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"] + dark,
                    dtype=np.intp)
     if len(idx) == 0:
@@ -577,7 +588,10 @@ def _second_look(out: dict[str, CellReading], image: np.ndarray, layout: GridLay
         name = layout.names[i]
         read = out[name].code[1]
         sure = probs[".wb".index(read)]
-        if sure < SURE[read]:
+        need, why = stricter[i] if read == "." and i in stricter else (SURE[read], "")
+        why = why if sure >= SURE[read] else ""  # said only where the stricter need decides
+        if sure < need:
             out[name] = CellReading(out[name].code[0] + "?", f"controller unclear: across the border the light looks "
-                                    f"{_LOOKS[read]} at P {sure:.2f} only (bare wood {probs[0]:.2f}, a white plate "
-                                    f"{probs[1]:.2f}, a black one {probs[2]:.2f})")
+                                    f"{_LOOKS[read]} at P {sure:.{3 if why else 2}f} only{', ' + why if why else ''} "
+                                    f"(bare wood {probs[0]:.2f}, a white plate {probs[1]:.2f}, a black one "
+                                    f"{probs[2]:.2f})")

@@ -186,6 +186,14 @@ class Thresholds:
     #: side (0.12-0.16 redder, 0.81-1.26 darker), and 1 stained ball through a webcam
     odd_light: tuple[float, float] = (0.1, 0.8)
     odd_dark: tuple[float, float] = (0.5, 0.0)
+    #: ... or, for one read light wood at ``light_ball`` (under ``ball``), by this: an empty
+    #: base hollow in the shade of stained balls, its plate tinted by their bounce light,
+    #: was read light wood at P(ball) 0.978, 0.16 redder and 0.54 darker than its fellows
+    #: (path traced 7000072 in a room's shadow). Of the frames read again (path traced,
+    #: 100 in five looks; rendered, 1,470 in eleven looks of two sets) it doubts one place
+    #: read right, a light wooden ball 0.15 redder and 0.57 darker than its fellows
+    #: (7000037 1a2 through a webcam; docs/vision.md, Recognition)
+    odd_light_unsure: tuple[float, float] = (0.1, 0.4)
     #: ... and a ball read dark wood must be redder (red share) than the median of this
     #: frame's balls read light wood by this much: with colours far from the defaults, a
     #: light wooden base ball in its neighbours' shade was read stained at level -2.65, red
