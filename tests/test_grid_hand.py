@@ -20,7 +20,8 @@ def test_a_black_plate_under_a_hands_edge_is_not_read_bare(monkeypatch):
     """Fresh seed 6,300,140 with its pieces put down by hand (800x600): an arm reaches in
     over c1, a green tile on a black plate, covering a fifth of the tile's samples and part
     of its border, where the skin and the plate's blurred edge pass for wood. Without the
-    rule the controller is read bare: wrong."""
+    rule the controller is read bare (wrong) but for the border model's need of a bare border
+    lit less than the wood (``DIM_SURE``): the model calls it bare at 0.955."""
     sc, image = frame_in_look(GRID, 6_300_140, "placed", hands=0.35)
     assert sc.cells["c1"] == "Gb"
     recognizer = Recognizer(GRID, sc.game)
@@ -31,6 +32,9 @@ def test_a_black_plate_under_a_hands_edge_is_not_read_bare(monkeypatch):
     assert result.observation.cells["c1"] == "G?"
     assert "a hand over part of the tile" in result.details["c1"]
     monkeypatch.setattr(recognize_grid, "HAND_NEAR_MM", 0.0)
+    dim = Recognizer(GRID, sc.game).read(image)
+    assert dim.observation.cells["c1"] == "G?" and "lit less than the wood" in dim.details["c1"]
+    monkeypatch.setattr(recognize_grid, "DIM_SURE", recognize_grid.SURE["."])
     assert Recognizer(GRID, sc.game).read(image).observation.cells["c1"] == "G."
 
 

@@ -203,7 +203,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
         need = th.odd_light_unsure if unsure else th.odd_light if r.code == "L" else th.odd_dark
         if redder >= need[0] and darker >= need[1]:
             why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
-                   + ("at P(ball) {:.3f}, may be stained wood or a hollow in their shade".format(r.p[1]) if unsure
+                   + (f"at P(ball) {r.p[1]:.3f}, may be stained wood or a hollow in their shade" if unsure
                       else "may be stained wood") if r.code == "L" else
                    f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                    "may be light wood")
