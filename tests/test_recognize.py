@@ -699,6 +699,13 @@ def test_a_light_wooden_ball_of_the_plates_colour_among_pinker_ones_is_unknown()
     paler = [wood(0.1, 0.0), wood(0.09, 0.02), wood(0.11, -0.01)]
     assert read(wood(-0.02, 0.0), paler) == "?"                  # 0.10 nearer the plate
     assert read(wood(0.03, 0.0), paler) == "L"                    # 0.04 nearer only
+    # off the plate's colour, only far nearer it than its fellows: a hollow in a room's
+    # shadow (fresh path traced 7500005 1b2: 0.24 from the plate, 0.58 from its fellows)
+    bluer = [wood(0.0, -0.59), wood(-0.02, -0.6), wood(0.01, -0.58)]
+    shaded = read(wood(0.23, -0.07), bluer)
+    assert shaded == "?"
+    assert read(wood(0.1, -0.4), bluer) == "L"                    # 0.41 from the plate, 0.21 from them
+    assert read(wood(0.23, -0.07), [replace(f, p=(0.05, 0.95, 0.0)) for f in bluer]) == "L"  # judged by none
 
 
 def test_an_empty_hollow_tinted_as_the_light_wooden_balls_is_unknown():

@@ -85,14 +85,14 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
     webcam's colour processing brings the two woods together. Where the balls' wood matches
     the plate's (as the reference board's does) this says nothing, and it is left alone. (A ball
     read resting on it does not settle it: that reading may yet be withdrawn, and none of
-    the light wooden balls read right on the 12,000 frames studied fell in this rule.)"""
+    the light wooden balls read right on the 12,000 frames studied fell in this rule.) One off
+    the plate's colour is unknown only where it lies ``th.wood_nearer_off`` nearer it than
+    its fellows: a hollow in a room's shadow takes the plate's tint shifted by that light."""
     wooden = {i: np.array(r.colour[2:4]) for i, r in readings.items()
               if r.code in WOODEN and r.colour and layout.levels[i] == 1}
     out = dict(readings)
     for i, chroma in wooden.items():
         plate = float(np.hypot(*chroma))
-        if plate > th.wood_plate:
-            continue
         fellows = [c for j, c in wooden.items()
                    if j != i and readings[j].seen >= th.wood_fellows and _judges(readings[j], th)]
         if not fellows:
@@ -100,6 +100,13 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
         usual = np.median(np.array(fellows), axis=0)
         apart = float(np.hypot(*usual))
         fellow = float(np.hypot(*(chroma - usual)))
+        if plate > th.wood_plate:  # off the plate's colour: only far nearer it than its fellows (a hollow in shade)
+            if fellow - plate >= th.wood_nearer_off:
+                r = readings[i]
+                out[i] = Reading("?", f"light wood?, {fellow - plate:.2f} nearer the plate's colour than this frame's "
+                                 f"light wooden balls ({plate:.2f} from it, {fellow:.2f} from them): may be the "
+                                 "hollow, its wood tinted by the light there", r.p, r.shares, seen=r.seen)
+            continue
         if (apart >= th.wood_apart and fellow > plate) or fellow - plate >= th.wood_nearer:
             r = readings[i]
             out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this "

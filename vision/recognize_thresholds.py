@@ -144,6 +144,14 @@ class Thresholds:
     #: balls read with fellows on the benchmark's 6,000 frames, the one that is light wood and
     #: this much nearer the plate falls in the first rule too; the nearest other, 0.027
     wood_nearer: float = 0.08
+    #: ... and one farther than ``wood_plate`` from the plate is unknown where it lies this
+    #: much nearer the plate's chromaticity than its fellows' median: an empty hollow ringed
+    #: by balls in a room's shadow (fresh path traced 7500005 1b2) was read light wood at
+    #: P(ball) 1.00, 0.24 from the plate and 0.58 from its fellows (0.33 nearer the plate).
+    #: Of the 1,451 light wooden base balls read right with fellows on path traced frames
+    #: (140, in five looks) and rendered ones (seeds 2,600,000 on, 80 in five looks), the
+    #: most so was 0.19 nearer (docs/vision.md, Recognition)
+    wood_nearer_off: float = 0.25
     #: ... ``wood_fellows`` was ``wooden_seen`` (0.7) until 2026-11-28: in fresh
     #: 5400588 an empty hollow in shadow, 0.02 from the plate, was read light wood at P(ball)
     #: 0.998 where the frame's two other light wooden base balls were 49-51 % in view (0.46
