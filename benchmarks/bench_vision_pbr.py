@@ -20,10 +20,8 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import scenes
+from vision.recognize_train import after_look, scenes
 from vision.render_pbr import render_pbr
-from vision.render_room import RoomLight
-from vision.render_webcam import Webcam
 from vision.score import score
 
 #: the sets' seeds: fresh, apart from every other set's
@@ -45,19 +43,17 @@ def _read(board, game: str, image, truth: dict[str, str], counts: Counter) -> li
 
 
 #: what a camera and a room do to a photograph, applied to each path traced frame
-#: afterwards: the random sets' webcam and room looks (vision/render_webcam.py,
-#: vision/render_room.py), and a JPEG round trip at a quality of 40 to 80
+#: afterwards: the random sets' webcam and room looks (``after_look``,
+#: vision/recognize_train.py), and a JPEG round trip at a quality of 40 to 80
 LOOKS = ("webcam", "JPEG", "shadow", "cast-drift")
 
 
 def looked(image, look: str, seed: int):
     """``image`` as the look ``look`` leaves it (seeded by the frame's ``seed``)."""
-    if look == "webcam":
-        return Webcam.random(random.Random(seed)).apply(image)
     if look == "JPEG":
         quality = random.Random(seed).randint(40, 80)
         return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
-    return RoomLight.random(random.Random(seed), look).apply(image)
+    return after_look(image, look, seed)
 
 
 def run(quick: bool = False) -> list[tuple[str, str, str]]:

@@ -13,9 +13,8 @@ import pytest
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_features import NAMES
-from vision.recognize_train import pbr_dataset, scenes
+from vision.recognize_train import after_look, pbr_dataset, scenes
 from vision.render_pbr import Room, render_pbr
-from vision.render_room import RoomLight
 from vision.score import score
 
 #: seeds of the benchmark's set (benchmarks/bench_vision_pbr.py) at 640x480
@@ -91,7 +90,7 @@ def _in_a_rooms_shadow(board_name: str, seed: int):
     board = load_board(board_name)
     sc = next(scenes(board, random.Random(seed), 1, hands=0.0))
     image = render_pbr(sc.settings["board"], sc.cells, sc.settings["camera"], spp=16, seed=seed)
-    result = Recognizer(board, sc.game).read(RoomLight.random(random.Random(seed), "shadow").apply(image))
+    result = Recognizer(board, sc.game).read(after_look(image, "shadow", seed))
     counts: Counter = Counter()
     wrong = score(dict(result.observation.cells), sc.cells, counts)
     assert wrong == [], {n: (result.observation.cells[n], sc.cells.get(n), result.details.get(n)) for n in wrong}

@@ -101,17 +101,17 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
         apart = float(np.hypot(*usual))
         fellow = float(np.hypot(*(chroma - usual)))
         if plate > th.wood_plate:  # off the plate's colour: only far nearer it than its fellows (a hollow in shade)
-            if fellow - plate >= th.wood_nearer_off:
-                r = readings[i]
-                out[i] = Reading("?", f"light wood?, {fellow - plate:.2f} nearer the plate's colour than this frame's "
-                                 f"light wooden balls ({plate:.2f} from it, {fellow:.2f} from them): may be the "
-                                 "hollow, its wood tinted by the light there", r.p, r.shares, seen=r.seen)
-            continue
-        if (apart >= th.wood_apart and fellow > plate) or fellow - plate >= th.wood_nearer:
+            doubt = fellow - plate >= th.wood_nearer_off
+            why = (f"light wood?, {fellow - plate:.2f} nearer the plate's colour than this frame's light wooden "
+                   f"balls ({plate:.2f} from it, {fellow:.2f} from them): may be the hollow, its wood tinted by the "
+                   "light there")
+        else:
+            doubt = (apart >= th.wood_apart and fellow > plate) or fellow - plate >= th.wood_nearer
+            why = (f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this frame's light "
+                   f"wooden balls, which are {apart:.2f} from it): may be the hollow")
+        if doubt:
             r = readings[i]
-            out[i] = Reading("?", f"light wood?, of the plate's colour ({plate:.2f} from it, {fellow:.2f} from this "
-                             f"frame's light wooden balls, which are {apart:.2f} from it): may be the hollow",
-                             r.p, r.shares, seen=r.seen)
+            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen)
     return out
 
 
@@ -209,11 +209,15 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
         unsure = r.code == "L" and r.p[1] < th.ball  # read at light_ball: held to its fellows more closely
         need = th.odd_light_unsure if unsure else th.odd_light if r.code == "L" else th.odd_dark
         if redder >= need[0] and darker >= need[1]:
-            why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
-                   + (f"at P(ball) {r.p[1]:.3f}, may be stained wood or a hollow in their shade" if unsure
-                      else "may be stained wood") if r.code == "L" else
-                   f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
-                   "may be light wood")
+            if r.code != "L":
+                why = (f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
+                       "may be light wood")
+            elif unsure:
+                why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: at "
+                       f"P(ball) {r.p[1]:.3f}, may be stained wood or a hollow in their shade")
+            else:
+                why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
+                       "may be stained wood")
             out[i] = Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
     return out
 

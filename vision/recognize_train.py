@@ -181,12 +181,18 @@ def frame_in_look(board: Board, seed: int, look: str = "plain", *, hands: float 
                      vary=far_colours if look == "far-colour" else varied,
                      position=mid_move_position if mid_move else random_position, grain=look == "grain",
                      motion=look == "motion", placed=look == "placed"))
-    image = sc.frame.image
+    return sc, after_look(sc.frame.image, look, seed)
+
+
+def after_look(image: np.ndarray, look: str, seed: int) -> np.ndarray:
+    """``image`` as the looks applied after rendering leave it (a webcam, a room's light),
+    seeded by the frame's ``seed``; as it is for the others, drawn by the renderer. Any
+    renderer's frame: the path traced benchmark reads its frames through them too."""
     if look == "webcam":
-        image = Webcam.random(random.Random(seed)).apply(image)
-    elif look in ROOM_LOOKS:
-        image = RoomLight.random(random.Random(seed), look).apply(image)
-    return sc, image
+        return Webcam.random(random.Random(seed)).apply(image)
+    if look in ROOM_LOOKS:
+        return RoomLight.random(random.Random(seed), look).apply(image)
+    return image
 
 
 def label(truth, content: str) -> int:
