@@ -13,6 +13,7 @@ from vision.recognize import Recognizer
 from vision.recognize_balls import gather
 from vision.recognize_colour import LINEAR, Patches, distance, measure_plate, pixels_at, quantile, to_linear
 from vision.recognize_features import measure_level, percentiles
+from vision.recognize_fellows import median_tint
 from vision.recognize_plates import _border_fits, _squares
 from vision.recognize_levels import measured_levels
 from vision.recognize_model import load
@@ -41,6 +42,32 @@ def test_percentiles_per_row_are_numpys_and_stack():
     assert np.all(stacked[:, 0, 3] == 0) and np.all(stacked[:, 1, 4] == x[1, 4, 9])
     # one mask for every stacked array
     assert np.array_equal(percentiles(x, ok[0], [50]), np.stack([percentiles(x[s], ok[0], [50]) for s in range(3)], 1))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 8, 31])
+def test_median_tint_is_numpys_median(n):
+    rng = np.random.default_rng(n)
+    tints = [tuple(float(v) for v in rng.normal(scale=0.3, size=2)) for _ in range(n)]
+    assert np.array_equal(median_tint(tints), np.median(np.array(tints), axis=0))
+    rows = [np.array(t) for t in tints]  # as the rules pass them: NumPy rows of a reading's colour
+    assert np.array_equal(median_tint(rows), np.median(np.array(rows), axis=0))
+
+
+def test_details_are_written_out_as_asked_for():
+    """A pyramid reading's details, written out on demand, are each position's reason with
+    the model's probabilities, as a dict of them would be."""
+    board = PYRAMID
+    rec = Recognizer(board, "sparks")
+    cam = Camera.look_at((60, -300, 420), (0, 0, 0), 60, 1280, 720)
+    image = render(board, {"1a1": "W", "1b1": "B", "1c2": "R"}, cam, rng=random.Random(3), noise=1.0).image
+    result = rec.read(image)
+    assert result.ok and len(result.details) == len(board.positions) == len(list(result.details))
+    for name, why in result.details.items():
+        p = result.probabilities[name]
+        assert why.endswith(f"(empty {p[0]:.2f}, ball {p[1]:.2f}, hand {p[2]:.2f})"), (name, why)
+    assert result.details == dict(result.details) and result.to_json()["details"] == dict(result.details)
+    with pytest.raises(KeyError):
+        result.details["9z9"]
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 64, 341])

@@ -16,6 +16,7 @@ it there.
 from __future__ import annotations
 
 import math
+import statistics
 from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -163,7 +164,7 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
         fellows = [f.colour for j, f in readings.items() if j != i and f.code == r.code and f.colour]
         if not fellows:
             continue
-        far = math.hypot(rg - float(np.median([c[2] for c in fellows])), bg - float(np.median([c[3] for c in fellows])))
+        far = math.hypot(rg - statistics.median(c[2] for c in fellows), bg - statistics.median(c[3] for c in fellows))
         if far >= th.gap_fellows:
             out[i] = _doubt(r, f"ball?, where it would show the plate between the balls below it shows the plate's "
                                f"tint ({near[k]:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
