@@ -94,7 +94,11 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     times as many would meet lower balls read unknown: those few may be a ball's edge, and
     the rest a ball of its own, hiding the ball under it from its reading (a light wooden
     level-2 ball read empty at P(empty) 1.00 was confirmed by 5 samples on the stained
-    ball beside the one under it, where its own shaded foot passed for stained wood)."""
+    ball beside the one under it, where its own shaded foot passed for stained wood), nor on
+    fewer than ``th.through_few_alike`` where one of those balls looks as its reading says
+    on all the place's samples: a ball of its colour at the place would look so (a stained
+    level-2 ball read empty at P(empty) 1.00 was confirmed by its own pixels, taken for the
+    stained ball below it seen through it)."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     for i in sorted(out, key=lambda j: layout.levels[j]):
@@ -122,7 +126,9 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                 if not unknown and lean is None:
                     continue
                 balls = [first, *seen_there]
-                few = _few_before_unknown(layout, balls, unknown, nearest, th)
+                alike = any(_looks_itself(out[j], col, np.ones(len(col.level), dtype=bool), th) for j in balls)
+                few = _few_before_unknown(layout, balls, unknown, nearest, th,
+                                          th.through_few_alike if alike else th.through_few)
                 if few is not None:
                     why = few
                 elif lean is None or any(out[j].code != out[first].code for j in balls):
@@ -172,7 +178,7 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
 
 
 def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], nearest: np.ndarray,
-                        th: Thresholds) -> str | None:
+                        th: Thresholds, few: int) -> str | None:
     """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
     than ``th.through_few`` of its samples where more than ``th.through_veiled`` times as
     many would meet the ``unknown`` balls (``nearest``: :func:`through`), or None."""
@@ -180,7 +186,7 @@ def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], ne
         return None
     shows = int(nearest[:, balls].any(axis=1).sum())
     hid = int(nearest[:, unknown].any(axis=1).sum())
-    if shows >= th.through_few or hid <= th.through_veiled * shows:
+    if shows >= few or hid <= th.through_veiled * shows:
         return None
     fill = "fills" if len(balls) == 1 else "fill"
     return (f"empty?, {' and '.join(layout.names[j] for j in balls)} seen through it {fill} {shows} of its "
