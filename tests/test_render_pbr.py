@@ -132,3 +132,14 @@ def test_a_stained_ball_is_not_read_empty_on_its_own_pixels(seed, look, place, b
     assert sc.cells[place] == "D" and result.observation.cells[place] == "?"
     assert f"{balls} seen through it" in result.details[place], result.details[place]
     assert counts["right"] >= 8, counts
+
+
+def test_a_light_ball_in_shade_with_no_light_ball_read_is_not_read_stained():
+    """Fresh path traced 7600240 (Pylos, as rendered): the light wooden base ball 1b2,
+    beside and under stained balls, was read stained at P(ball) 1.00, no light ball read
+    in the frame to compare it with. 0.84 lighter than the stained balls read, its tint
+    0.73 times as far from theirs as from the plate's, it is ``?`` (``plate_near``)."""
+    sc, result, counts = _in_a_rooms_shadow("pyramid-4", 7_600_240, "plain")
+    assert sc.cells["1b2"] == "L" and result.observation.cells["1b2"] == "?"
+    assert "lighter than its other dark wooden balls" in result.details["1b2"], result.details["1b2"]
+    assert counts["right"] >= 5, counts  # 6 read right, the rest unknown

@@ -171,7 +171,8 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     ``lit_tint`` times where its brightest tenth is above ``lit_top``: lit so far, stained
     wood would show its own tint. The plate's wood can stand in for the light balls' (none
     need be read): a ball read stained ``plate_lighter`` lighter than its fellows whose tint
-    lies ``plate_tint`` times farther from theirs than from the plate's is unknown."""
+    lies ``plate_tint`` times farther from theirs than from the plate's is unknown, and so
+    is one ``plate_near[0]`` lighter whose tint lies ``plate_near[1]`` times as far."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
@@ -196,7 +197,8 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              seen=r.seen, colour_only=_sure(r, th))
             continue
         bare = _tints_apart(r, i, judges, PLATE_TINT) if r.code == "D" and apart is not None else None
-        if bare is not None and -apart[1] >= th.plate_lighter and bare[1] >= th.plate_tint * bare[0]:
+        if bare is not None and any(-apart[1] >= lighter and bare[1] >= tint * bare[0] for lighter, tint in
+                                    ((th.plate_lighter, th.plate_tint), th.plate_near)):
             out[i] = Reading("?", f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, and "
                              f"its tint {bare[0]:.2f} from the plate's and {bare[1]:.2f} from theirs: a light wooden "
                              "ball in shade keeps its tint", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))

@@ -254,6 +254,14 @@ class Thresholds:
     #: than from the plate's, the lightest was 1.08 above them (1100344 1d2, 1.7 times)
     plate_tint: float = 1.5
     plate_lighter: float = 1.5
+    #: ... nor one ``plate_near[0]`` or more lighter whose tint lies ``plate_near[1]`` times
+    #: as far from theirs as from the plate's or more: fresh path traced 7600240 1b2, a light
+    #: wooden base ball beside and under stained ones, read stained at P(ball) 1.00 as
+    #: rendered and in four looks, 0.82-0.86 lighter than the frame's stained balls, its tint
+    #: 0.73-0.97 times as far from theirs as from the plate's, no light ball read to compare
+    #: it with. Of 2,891 stained balls read right with fellows (path traced 260 frames in five
+    #: looks, rendered 240 in six) 4 fall in it
+    plate_near: tuple[float, float] = (0.6, 0.7)
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
