@@ -876,7 +876,8 @@ def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint
     ``plate_tint`` (1.5) times farther from theirs than from the plate's is unknown (fresh
     8900123 1a2 through a webcam that turned stained wood olive, in
     test_fresh_frames_once_misread_in_a_look: 2.11 lighter, 0.40 from the plate's tint and
-    0.67 from the stained ball's)."""
+    0.67 from the stained ball's). Nearer, ``plate_near`` (0.6 lighter, 0.7 times as far:
+    fresh path traced 7600240 1b2, tests/test_render_pbr.py)."""
     def ball(level: float, rg: float, bg: float) -> Reading:
         return Reading("D", "seen", p=(0.0, 1.0, 0.0), colour=(level, level + 0.4, rg, bg, 0.4, 0.0), seen=0.9)
 
@@ -889,7 +890,9 @@ def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint
 
     out = read(ball(-2.88, 0.016, -0.398))
     assert out.code == "?" and "2.11 lighter than its other dark wooden balls, and its tint 0.40" in out.why
-    assert read(ball(-3.7, 0.016, -0.398)).code == "D"    # 1.29 lighter only
+    near = read(ball(-3.7, 0.016, -0.398))  # 1.29 lighter: not plate_lighter's 1.5, but plate_near's 0.6
+    assert near.code == "?" and "1.29 lighter than its other dark wooden balls" in near.why
+    assert read(ball(-4.5, 0.016, -0.398)).code == "D"    # 0.49 lighter only
     assert read(ball(-2.88, -0.05, -0.7)).code == "D"     # 0.70 from the plate's tint, 0.36 from theirs
 
 
