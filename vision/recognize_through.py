@@ -180,8 +180,9 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
 def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], nearest: np.ndarray,
                         th: Thresholds, few: int) -> str | None:
     """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
-    than ``th.through_few`` of its samples where more than ``th.through_veiled`` times as
-    many would meet the ``unknown`` balls (``nearest``: :func:`through`), or None."""
+    than ``few`` of its samples (``th.through_few``, or ``th.through_few_alike``) where more
+    than ``th.through_veiled`` times as many would meet the ``unknown`` balls (``nearest``:
+    :func:`through`), or None."""
     if not unknown:
         return None
     shows = int(nearest[:, balls].any(axis=1).sum())
