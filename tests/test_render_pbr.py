@@ -84,7 +84,7 @@ def test_the_training_sets_path_traced_frames_are_measured_and_labelled():
     assert 0 < int((y == 1).sum()) <= balls and np.isfinite(x).all()
 
 
-def _in_a_rooms_shadow(board_name: str, seed: int, look: str = "shadow"):
+def _path_traced_read(board_name: str, seed: int, look: str = "shadow"):
     """The benchmark's path traced frame ``seed`` through one of the random sets' looks
     applied afterwards (``shadow``, a room's shadow, by default; ``plain`` leaves it as
     rendered), read: its scene, the reading, and the tally (asserted: none wrong)."""
@@ -103,7 +103,7 @@ def test_a_hollow_in_stained_balls_shade_is_not_read_light_wood():
     two stained balls, in their shade and reddened by their bounce light, was read light
     wood at P(ball) 0.978. Read at ``light_ball``, it is held to the frame's other light
     wooden balls by ``odd_light_unsure``: 0.16 redder and 0.54 darker, it is unknown."""
-    sc, result, counts = _in_a_rooms_shadow("pyramid-4", 7_000_072)
+    sc, result, counts = _path_traced_read("pyramid-4", 7_000_072)
     assert sc.cells.get("1c4", ".") == "." and result.observation.cells["1c4"] == "?"
     assert "a hollow in their shade" in result.details["1c4"]
     assert counts["right"] >= 6, counts  # 8 read right, the rest unknown
@@ -114,7 +114,7 @@ def test_a_white_plate_lit_less_than_the_wood_is_not_read_bare():
     green tile e2, its border 2.16 px wide, voted bare with 80 % of its samples, lit 0.55 of
     the wood next to it, and the border model called it bare at 0.955, over ``SURE``'s
     0.95. A bare border lit less than the wood must be bare to it at ``DIM_SURE``."""
-    sc, result, counts = _in_a_rooms_shadow("grid-9", 7_000_038)
+    sc, result, counts = _path_traced_read("grid-9", 7_000_038)
     assert sc.cells["e2"] == "Gw" and result.observation.cells["e2"] == "G?"
     assert "looks like bare wood at P 0.955 only, lit less than the wood" in result.details["e2"]
     assert counts["right"] >= 40, counts  # 53 of 162 read right, the rest unknown
@@ -128,7 +128,7 @@ def test_a_stained_ball_is_not_read_empty_on_its_own_pixels(seed, look, place, b
     it on 14 and 8 samples that were its own pixels, while 25 and 31 would meet balls read
     unknown. Where a confirming ball looks as its reading says on all the place's samples,
     it must show on ``through_few_alike`` of them."""
-    sc, result, counts = _in_a_rooms_shadow("pyramid-4", seed, look)
+    sc, result, counts = _path_traced_read("pyramid-4", seed, look)
     assert sc.cells[place] == "D" and result.observation.cells[place] == "?"
     assert f"{balls} seen through it" in result.details[place], result.details[place]
     assert counts["right"] >= 8, counts
@@ -139,7 +139,7 @@ def test_a_light_ball_in_shade_with_no_light_ball_read_is_not_read_stained():
     beside and under stained balls, was read stained at P(ball) 1.00, no light ball read
     in the frame to compare it with. 0.84 lighter than the stained balls read, its tint
     0.73 times as far from theirs as from the plate's, it is ``?`` (``plate_near``)."""
-    sc, result, counts = _in_a_rooms_shadow("pyramid-4", 7_600_240, "plain")
+    sc, result, counts = _path_traced_read("pyramid-4", 7_600_240, "plain")
     assert sc.cells["1b2"] == "L" and result.observation.cells["1b2"] == "?"
     assert "lighter than its other dark wooden balls" in result.details["1b2"], result.details["1b2"]
     assert counts["right"] >= 5, counts  # 6 read right, the rest unknown

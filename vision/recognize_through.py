@@ -126,9 +126,12 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                 if not unknown and lean is None:
                     continue
                 balls = [first, *seen_there]
-                alike = any(_looks_itself(out[j], col, np.ones(len(col.level), dtype=bool), th) for j in balls)
-                few = _few_before_unknown(layout, balls, unknown, nearest, th,
-                                          th.through_few_alike if alike else th.through_few)
+                few = None
+                if unknown:  # whether the place as a whole looks as one of them is read: it may be that ball
+                    whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
+                    alike = any(out[j].colour and _as_read(out[j], whole, th) for j in balls)
+                    few = _few_before_unknown(layout, balls, unknown, nearest, th,
+                                              th.through_few_alike if alike else th.through_few)
                 if few is not None:
                     why = few
                 elif lean is None or any(out[j].code != out[first].code for j in balls):
