@@ -143,3 +143,14 @@ def test_a_light_ball_in_shade_with_no_light_ball_read_is_not_read_stained():
     assert sc.cells["1b2"] == "L" and result.observation.cells["1b2"] == "?"
     assert "lighter than its other dark wooden balls" in result.details["1b2"], result.details["1b2"]
     assert counts["right"] >= 5, counts  # 6 read right, the rest unknown
+
+
+def test_a_stained_ball_is_not_read_empty_on_its_tint():
+    """Fresh path traced 7800379 (Pylos, 640x480, as rendered): the stained base ball 1a2,
+    at -2.34 (log, against the lit plate), was read empty at P(empty) 0.938, over
+    ``tinted_empty``, its tint the plate's. A tint tells a hollow from light wood, not from
+    stained wood: that dark (under ``tinted_level``), it is ``?``."""
+    sc, result, counts = _path_traced_read("pyramid-4", 7_800_379, "plain")
+    assert sc.cells["1a2"] == "D" and result.observation.cells["1a2"] == "?"
+    assert "too dark (-2.34) for its tint" in result.details["1a2"], result.details["1a2"]
+    assert counts["right"] >= 5, counts

@@ -104,7 +104,8 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     plate's colour and barely shaded); a ball above the base must be seen over much of its
     surface (else it may be the balls under it showing through). Where light wooden balls
     are played a base hollow is read empty from P(empty) ``tinted_empty``, as long as its
-    tint then tells it from them (:func:`wood_in_hollow`). A ball whose colour reads
+    tint then tells it from them (:func:`wood_in_hollow`) and it is no darker than
+    ``tinted_level``: a tint does not tell the hollow from stained wood. A ball whose colour reads
     black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
     model less sure than this project's renderer does. A white or light wooden one is read
@@ -140,13 +141,17 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
                            "by shadows", probs, shares)
         return Reading(code, why, probs, shares, tuple(float(v) for v in colour), colour_only=code == "?")
     if probs[0] >= (th.base_empty if level == 1 else th.empty) or (
-            level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty):  # the tint tells: wood_in_hollow
+            level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty
+            and level_seen >= th.tinted_level):  # the tint tells: wood_in_hollow
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
         if WOODEN in letters and level_seen < th.shade_level and plate_share >= _plate_needed(level_seen, th):
             return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour: a light "
                            "wooden ball there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
+    if level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty:
+        return Reading("?", f"unsure, P(empty) {probs[0]:.3f} only, and too dark ({level_seen:.2f}) for its tint "
+                       "to tell the hollow from stained wood", probs, shares)
     return Reading("?", "unsure", probs, shares)
 
 

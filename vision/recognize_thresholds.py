@@ -173,6 +173,11 @@ class Thresholds:
     #: (:func:`wood_in_hollow`): such a tint is the plate's wood, not a ball's
     tinted_empty: float = 0.9
     hollow_plate: float = 0.1
+    #: ... but only where the hollow's samples are no darker than ``tinted_level`` (log,
+    #: relative to the lit plate): a tint tells the plate's wood from light wooden balls,
+    #: not from stained ones, whose tint in shade is much the plate's (fresh path traced
+    #: 7800379 1a2, 640x480: a stained base ball at -2.34 read empty at P(empty) 0.938)
+    tinted_level: float = -1.5
     #: a place read empty whose median sample lies within ``clipped`` (log) of the camera's
     #: white (the level of 8-bit 255 relative to the lit plate) is unknown: a white ball the
     #: camera clips has no shading left to tell it from the plate (fresh 5400532, through a
