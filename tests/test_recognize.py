@@ -608,6 +608,13 @@ def test_an_empty_place_in_shadow_with_the_plates_colour_is_unknown_where_light_
     assert read(-0.3, 0.95, p_empty=0.95).code == "." and read(-0.3, 0.95, p_empty=0.85).code == "?"
     assert read(-1.0, 0.95, p_empty=0.95).code == "?"
     assert read(-0.3, 0.95, "WBR", p_empty=0.95).why == "unsure"
+    # ... but not a hollow darker than ``tinted_level``: a tint does not tell stained wood
+    # (fresh path traced 7800379 1a2, a stained ball at -2.34 read empty at P(empty) 0.938)
+    dark = read(-2.3, 0.5, p_empty=0.95)
+    assert dark.code == "?" and "too dark (-2.30) for its tint" in dark.why, dark.why
+    assert read(-1.4, 0.5, p_empty=0.95).code == "."  # lighter than -1.5: the tint may tell
+    assert read(-2.3, 0.5).code == "."                # at ``base_empty`` the model is trusted
+    assert read(-2.3, 0.5, "WBR", p_empty=0.95).why == "unsure"
 
 
 def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
