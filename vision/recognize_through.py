@@ -126,12 +126,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                 if not unknown and lean is None:
                     continue
                 balls = [first, *seen_there]
-                few = None
-                if unknown:  # whether the place as a whole looks as one of them is read: it may be that ball
-                    whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
-                    alike = any(out[j].colour and _as_read(out[j], whole, th) for j in balls)
-                    few = _few_before_unknown(layout, balls, unknown, nearest, th,
-                                              th.through_few_alike if alike else th.through_few)
+                few = _few_before_unknown(layout, out, balls, unknown, nearest, col, th)
                 if few is not None:
                     why = few
                 elif lean is None or any(out[j].code != out[first].code for j in balls):
@@ -180,14 +175,19 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     return out
 
 
-def _few_before_unknown(layout: Layout, balls: list[int], unknown: list[int], nearest: np.ndarray,
-                        th: Thresholds, few: int) -> str | None:
+def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: list[int], unknown: list[int],
+                        nearest: np.ndarray, col: Colours, th: Thresholds) -> str | None:
     """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
-    than ``few`` of its samples (``th.through_few``, or ``th.through_few_alike``) where more
-    than ``th.through_veiled`` times as many would meet the ``unknown`` balls (``nearest``:
-    :func:`through`), or None."""
+    than ``th.through_few`` of its samples (``th.through_few_alike`` where the place as a
+    whole, ``col``, looks as one of them is read: it may be that ball) where more than
+    ``th.through_veiled`` times as many would meet the ``unknown`` balls (``nearest``:
+    :func:`through`), or None. The place's median colour is taken only where some are
+    unknown."""
     if not unknown:
         return None
+    whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
+    alike = any(readings[j].colour and _as_read(readings[j], whole, th) for j in balls)
+    few = th.through_few_alike if alike else th.through_few
     shows = int(nearest[:, balls].any(axis=1).sum())
     hid = int(nearest[:, unknown].any(axis=1).sum())
     if shows >= few or hid <= th.through_veiled * shows:
