@@ -140,16 +140,15 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
                            f"({foot:.2f}) and shaded unlike a ball (fit {fit:.2f}): may be the plate crossed "
                            "by shadows", probs, shares)
         return Reading(code, why, probs, shares, tuple(float(v) for v in colour), colour_only=code == "?")
-    if probs[0] >= (th.base_empty if level == 1 else th.empty) or (
-            level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty
-            and level_seen >= th.tinted_level):  # the tint tells: wood_in_hollow
+    tinted = level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty  # the tint tells: wood_in_hollow
+    if probs[0] >= (th.base_empty if level == 1 else th.empty) or (tinted and level_seen >= th.tinted_level):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
         if WOODEN in letters and level_seen < th.shade_level and plate_share >= _plate_needed(level_seen, th):
             return Reading("?", f"empty?, in shadow (level {level_seen:.2f}) with the plate's colour: a light "
                            "wooden ball there would look so", probs, shares)
         return Reading(".", "empty", probs, shares)
-    if level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty:
+    if tinted:  # and too dark for its tint to tell
         return Reading("?", f"unsure, P(empty) {probs[0]:.3f} only, and too dark ({level_seen:.2f}) for its tint "
                        "to tell the hollow from stained wood", probs, shares)
     return Reading("?", "unsure", probs, shares)
