@@ -903,6 +903,34 @@ def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint
     assert read(ball(-2.88, -0.05, -0.7)).code == "D"     # 0.70 from the plate's tint, 0.36 from theirs
 
 
+def test_a_ball_read_stained_nearer_the_light_balls_level_than_its_fellows_is_unknown():
+    """A webcam that reddens light wood leaves a light wooden ball in shade only its level
+    to tell it from stained wood by: a ball read stained whose level lies nearer the median
+    of the frame's light wooden balls than ``level_near`` (0.75) times its distance from its
+    stained fellows' is unknown (fresh path traced 7800190 1c3 through a webcam, in
+    tests/test_render_pbr.py: -1.80, 1.41 from the light balls and 2.02 from the stained)."""
+    def wood(code: str, level: float, red: float) -> Reading:
+        return Reading(code, "seen", p=(0.0, 1.0, 0.0), colour=(level, level + 0.5, 0.5, -0.9, red, 0.0), seen=0.9)
+
+    light = {1: wood("L", -0.55, 0.44), 2: wood("L", -0.38, 0.42), 3: wood("L", -0.39, 0.44), 4: wood("L", 0.25, 0.32)}
+    dark = {5: wood("D", -4.06, 0.46), 6: wood("D", -3.47, 0.50), 7: wood("D", -3.84, 0.50), 8: wood("D", -3.8, 0.43)}
+
+    def read(ball: Reading, light: dict = light, dark: dict = dark, th: Thresholds = Thresholds()) -> Reading:
+        out = odd_wood({0: ball, **light, **dark}, th)
+        assert all(out[k].code == r.code for k, r in {**light, **dark}.items())
+        return out[0]
+
+    out = read(wood("D", -1.80, 0.49))
+    assert out.code == "?" and "its level -1.80 lies 1.42 from this frame's light wooden balls' and 2.02" in out.why
+    assert read(wood("D", -2.1, 0.49)).code == "D"           # 1.71 and 1.72: 0.99 times
+    assert read(wood("D", -1.80, 0.49), th=replace(Thresholds(), level_near=0.6)).code == "D"
+    assert read(wood("D", -1.80, 0.49), light=dict(list(light.items())[:1])).code == "D"  # one light ball only
+    assert read(wood("D", -1.80, 0.49), dark=dict(list(dark.items())[:1])).code == "D"    # one fellow only
+    # light wooden balls read at ``light_ball`` only are judged, but judge none
+    unsure = {k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in light.items()}
+    assert read(wood("D", -1.80, 0.49), light=unsure).code == "D"
+
+
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():
     """The plate and its hollows are light wood, so a place the model leans to a ball
     (P(ball) ``dark_ball``, under ``ball``) whose colour reads black or red is that ball;

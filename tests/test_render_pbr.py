@@ -154,3 +154,15 @@ def test_a_stained_ball_is_not_read_empty_on_its_tint():
     assert sc.cells["1a2"] == "D" and result.observation.cells["1a2"] == "?"
     assert "too dark (-2.34) for its tint" in result.details["1a2"], result.details["1a2"]
     assert counts["right"] >= 5, counts
+
+
+def test_a_light_ball_reddened_by_a_webcam_is_not_read_stained_on_its_level():
+    """Fresh path traced 7800190 (Pylos, 640x480) through a webcam: the light wooden base
+    ball 1c3, in shade, was read stained at -1.80 (log, against the lit plate), the webcam
+    having made it redder than the frame's light wooden balls. Its level lay 1.41 from
+    theirs and 2.02 from the stained balls': under ``level_near`` times, it is ``?``."""
+    sc, result, counts = _path_traced_read("pyramid-4", 7_800_190, "webcam")
+    assert sc.cells["1c3"] == "L" and result.observation.cells["1c3"] == "?"
+    assert "its level -1.80 lies 1.41 from this frame's light wooden balls'" in result.details["1c3"], \
+        result.details["1c3"]
+    assert counts["right"] >= 10, counts

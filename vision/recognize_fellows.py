@@ -172,7 +172,10 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     wood would show its own tint. The plate's wood can stand in for the light balls' (none
     need be read): a ball read stained ``plate_lighter`` lighter than its fellows whose tint
     lies ``plate_tint`` times farther from theirs than from the plate's is unknown, and so
-    is one ``plate_near[0]`` lighter whose tint lies ``plate_near[1]`` times as far."""
+    is one ``plate_near[0]`` lighter whose tint lies ``plate_near[1]`` times as far. A ball
+    read stained whose level lies nearer the frame's light balls' than its fellows'
+    (``level_near``) is unknown too: a webcam that reddens light wood leaves it only its
+    level to tell by."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
@@ -195,6 +198,12 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                              f"{near[1]:.2f} from its other dark wooden balls' (its brightest tenth at "
                              f"{r.colour[1]:.2f}): a light wooden ball in shade keeps its tint", r.p, r.shares,
                              seen=r.seen, colour_only=_sure(r, th))
+            continue
+        levels = _levels_apart(r, i, judges) if r.code == "D" else None
+        if levels is not None and levels[0] < th.level_near * levels[1]:
+            out[i] = Reading("?", f"dark wood?, but its level {r.colour[0]:.2f} lies {levels[0]:.2f} from this "
+                             f"frame's light wooden balls' and {levels[1]:.2f} from its other dark wooden balls': a "
+                             "light wooden ball in shade", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
             continue
         bare = _tints_apart(r, i, judges, PLATE_TINT) if r.code == "D" and apart is not None else None
         if bare is not None and any(-apart[1] >= lighter and bare[1] >= tint * bare[0] for lighter, tint in
@@ -268,6 +277,18 @@ def _tints_apart(r: Reading, i: int, judges: dict[int, Reading],
     tint = np.array(r.colour[2:4])
     usual = median_tint([c[2:4] for c in fellows])
     return float(np.hypot(*(tint - ref))), float(np.hypot(*(tint - usual)))
+
+
+def _levels_apart(r: Reading, i: int, judges: dict[int, Reading]) -> tuple[float, float] | None:
+    """How far ball ``r``'s level (log) lies from the median of the other balls of
+    ``judges`` read light wood and from that of those read in its colour, or None unless
+    two of each judge: one ball is no measure of a frame's light."""
+    lights = [f.colour[0] for j, f in judges.items() if j != i and f.code == "L"]
+    fellows = [c[0] for c in _fellows(r, i, judges)]
+    if len(lights) < 2 or len(fellows) < 2:
+        return None
+    level = r.colour[0]
+    return abs(level - statistics.median(lights)), abs(level - statistics.median(fellows))
 
 
 def median_tint(tints: Sequence[Sequence[float]]) -> np.ndarray:

@@ -267,6 +267,17 @@ class Thresholds:
     #: it with. Of 2,891 stained balls read right with fellows (path traced 260 frames in five
     #: looks, rendered 240 in six) 4 fall in it
     plate_near: tuple[float, float] = (0.6, 0.7)
+    #: ... nor one whose level (log) lies nearer the median of the frame's other balls read
+    #: light wood than ``level_near`` times its distance from the median of its fellows read
+    #: dark wood, with two of each to judge by: through a webcam a light wooden base ball in
+    #: shade was read stained at -1.80, redder (0.49) than its light fellows (-0.55 to 0.25)
+    #: as the webcam reddened it, 1.41 from their level and 2.02 from the stained balls'
+    #: (fresh path traced 7800190 1c3: 0.70 times). Of the 7,112 stained balls read right
+    #: with two of each to judge by (path traced 400 frames in five looks, the Pylos frames
+    #: of 640 rendered seeds in six), the nearest to the light balls lay 0.84 times as far
+    #: from them as from their fellows (2600149 1c1 in a room's shadow; path traced, 7800264
+    #: 1d1 through a webcam, 0.86)
+    level_near: float = 0.75
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
