@@ -36,6 +36,7 @@ from .recognize_colour import Patches, margin_patches, margin_points, measure_pl
 from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
 from .recognize_hands import HandSigns, band_hidden, band_patches, band_points, find_hands, plate_halo
+from .recognize_covered import MarkerRings
 from .recognize_outline import Outline
 from .recognize_reach import arm_reach
 from .recognize_plates import plate_albedos
@@ -143,6 +144,7 @@ class Recognizer:
         self._patches: tuple[Pose, tuple[int, ...], Patches, Patches] | None = None
         self._band_masks: tuple[Pose, np.ndarray | None, np.ndarray] | None = None
         self._outline: tuple[Pose, tuple[int, ...], Outline] | None = None
+        self._marker_rings: tuple[Pose, tuple[int, ...], MarkerRings] | None = None
         self.markers = MarkerTracker(board)
         self._held: Pose | None = None
         self.hold = hold
@@ -208,6 +210,14 @@ class Recognizer:
             balls = (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
             self._outline = (pose, shape[:2], Outline.of(self.board, pose, shape, *balls))
         return self._outline[2]
+
+    def marker_rings(self, pose: Pose, shape: tuple[int, ...]) -> MarkerRings:
+        """The rings round each marker that show a hand lying over one (vision/recognize_covered.py),
+        kept while the same pose and frame size come again."""
+        if self._marker_rings is None or self._marker_rings[0] is not pose or self._marker_rings[1] != shape[:2]:
+            balls = (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
+            self._marker_rings = (pose, shape[:2], MarkerRings.of(self.board, pose, shape, *balls))
+        return self._marker_rings[2]
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""
@@ -280,6 +290,8 @@ class Recognizer:
         hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
         if not hands.present:  # on a table of the skin's colour the band sees no arm
             hidden = self.outline(pose, image.shape).crossings(image)
+            if not len(hidden):  # an arm that crosses the outline under a marker it hides
+                hidden = self.marker_rings(pose, image.shape).covered(image)
             if len(hidden):
                 hands = HandSigns(hidden, hands.seen)
         if self.layout is not None:

@@ -1,0 +1,137 @@
+"""A hand found where it lies over a marker.
+
+The band round the plate (vision/recognize_hands.py) sees an arm by its colour against
+the table's, and the plate's outline (vision/recognize_outline.py) where the arm hides
+it. On a table of the skin's colour both can miss a hand that comes in over a corner:
+the arm crosses the outline under a marker's paper, where no pair is taken. But it hides
+the marker. A marker not decoded for other reasons (small, blurred, at a glancing angle,
+in shade) still shows its black border against its white paper; a marker under a hand
+shows skin on both. So each marker's border is compared with its paper, on two rings
+round where the pose puts its centre: where the step between them is gone, something
+lies over the marker. Every marker is judged, not only those the pose was found
+without: a camera on a stand keeps the pose of an earlier frame, with all its markers
+(``Recognizer.steady``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .geometry import Board
+from .pose import Pose
+from .recognize_colour import EPS, Patches, luminance
+from .recognize_hands import hidden_by_balls
+from .render_camera import MARKER_PAPER
+
+#: points on each side of a ring
+RING_POINTS = 6
+#: the paper is sampled on a ring PAPER_MM beyond the marker's edge, the black border
+#: half a cell inside it (DICT_4X4's 6 cells, border included)
+PAPER_MM = MARKER_PAPER / 2
+BORDER_CELLS = 6
+#: a marker is judged only where its two rings lie this many pixels apart on every side:
+#: seen at a glancing angle or small, they blur together, and the pose's error moves them
+#: by a pixel or two
+LEAST_GAP_PX = 3.0
+#: a ring is judged on the points no ball's image may cover (a ball between the camera
+#: and a marker, seen from the side, lies over part of it), at least LEAST_SEEN of them
+LEAST_SEEN = 0.5
+#: the border is taken at its BORDER_QUANTILE: where the pose is a pixel or two off, or a
+#: ball's edge reaches past the mask, some of its points fall on the paper, the marker's
+#: white cells or the ball (own-rendered 2600268 through a webcam, marker 0 seen at a
+#: glancing angle behind a white ball: its rings' medians 1.43 apart, 1.95 at the
+#: quarter)
+BORDER_QUANTILE = 0.25
+#: the step is gone where the paper is under COVERED times as bright as the border
+#: (linear luminance). Markers judged in frames where nothing else found a hand: path
+#: traced, no hands (seeds 7,800,000 and 7,700,000 on, 400 each, three looks), 6.16 or
+#: more; rendered Pylos frames (2,600,240 on, 400, six looks), 1.95 or more (2600268, above),
+#: 2.89 the next. Under a hand nothing else found (path traced 7,900,000 and 7,950,000
+#: on, 150 each, a hand in every one, five looks): 1.01-1.36 (docs/vision.md)
+COVERED = 1.6
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerRings:
+    """Where each of a board's markers' border and paper rings fall for one pose and frame
+    size, which of their points no ball may hide, and which markers can be judged there
+    (every point in the image, ``LEAST_SEEN`` of each ring clear of the balls, the rings
+    ``LEAST_GAP_PX`` apart)."""
+
+    ids: tuple[int, ...]
+    centres: np.ndarray
+    patches: Patches
+    #: 2 x markers x points: border ring, then paper ring; False where a ball may hide it
+    clear: np.ndarray
+    judged: np.ndarray
+    #: how far apart each marker's rings lie in the image (px, the least of its four sides)
+    gaps: np.ndarray
+
+    @classmethod
+    def of(cls, board: Board, pose: Pose, shape: tuple[int, ...], centres: np.ndarray | None = None,
+           radius_px: np.ndarray | None = None) -> MarkerRings:
+        """For ``pose`` in frames of ``shape``; ``centres`` (N x 3 mm) and ``radius_px``:
+        the balls that may stand over a marker (pyramid boards)."""
+        half = board.marker_size / 2
+        inner, outer = half - board.marker_size / BORDER_CELLS / 2, half + PAPER_MM
+        border, paper, gaps = [], [], []
+        for m in board.markers:
+            x, y = m.centre[0], m.centre[1]
+            border.append(_ring(x, y, inner))
+            paper.append(_ring(x, y, outer))
+            across = pose.project(np.concatenate([_ring(x, y, inner, 1), _ring(x, y, outer, 1)]))
+            gaps.append(float(np.hypot(*(across[4:] - across[:4]).T).min()))
+        n = len(board.markers) * 4 * RING_POINTS
+        uv = pose.project(np.concatenate(border + paper))
+        patches = Patches.of(uv, shape, radius=1)
+        inside = (patches.inside[:n] & patches.inside[n:]).reshape(len(board.markers), -1).all(axis=1)
+        clear = np.ones(2 * n, dtype=bool)
+        if centres is not None and radius_px is not None and len(centres):
+            clear = ~hidden_by_balls(uv, pose.project(centres), radius_px)
+        clear = clear.reshape(2, len(board.markers), -1)
+        seen = (clear.mean(axis=2) >= LEAST_SEEN).all(axis=0)
+        gap = np.array(gaps)
+        return cls(tuple(m.id for m in board.markers), np.array([m.centre[:2] for m in board.markers]), patches,
+                   clear, inside & seen & (gap >= LEAST_GAP_PX), gap)
+
+    def steps(self, image: np.ndarray) -> np.ndarray:
+        """Each marker's paper over its border (linear luminance: the paper ring's median
+        over the border ring's ``BORDER_QUANTILE``)."""
+        rgb, _ = self.patches.sample(image)
+        light = luminance(rgb).reshape(self.clear.shape)
+        border = _quantile(light[0], self.clear[0], BORDER_QUANTILE)
+        return _quantile(light[1], self.clear[1], 0.5) / np.maximum(border, EPS)
+
+    def covered(self, image: np.ndarray) -> np.ndarray:
+        """The board points (x, y mm) of the judged markers whose border no longer stands
+        out from their paper: something lies over them."""
+        if not self.judged.any():
+            return np.zeros((0, 2))
+        return self.centres[self.judged & (self.steps(image) < COVERED)].reshape(-1, 2)
+
+
+def _quantile(values: np.ndarray, keep: np.ndarray, q: float) -> np.ndarray:
+    """Each row's ``q`` quantile over its ``keep`` entries (linear between the two nearest,
+    as ``np.quantile``; 0 for a row with none), at a tenth of ``np.nanquantile``'s cost on
+    a frame's few rows of two dozen."""
+    ordered = np.sort(np.where(keep, values, np.inf), axis=1)
+    last = np.maximum(keep.sum(axis=1) - 1, 0)
+    at = q * last
+    low = np.floor(at).astype(int)
+    high = np.minimum(low + 1, last)
+    below, above = (np.take_along_axis(ordered, k[:, None], axis=1)[:, 0] for k in (low, high))
+    seen = keep.any(axis=1)
+    below, above = np.where(seen, below, 0.0), np.where(seen, above, 0.0)
+    return below + (at - low) * (above - below)
+
+
+def _ring(x: float, y: float, half: float, points: int = RING_POINTS) -> np.ndarray:
+    """Points (mm, on the surface) on the square of half-side ``half`` round (x, y),
+    ``points`` along each side (one: the sides' middles)."""
+    t = ((np.arange(points) + 0.5) / points * 2 - 1) * half
+    side = [np.stack([x + t, np.full_like(t, y - half)], 1), np.stack([np.full_like(t, x + half), y + t], 1),
+            np.stack([x - t, np.full_like(t, y + half)], 1), np.stack([np.full_like(t, x - half), y - t], 1)]
+    xy = np.concatenate(side)
+    return np.column_stack([xy, np.zeros(len(xy))])
