@@ -52,7 +52,7 @@ def test_a_marker_in_view_stands_out_from_its_paper_and_one_under_a_hand_does_no
     assert len(rings.covered(clear)) == 0
     _, covered = rendered(hand=True)
     steps = rings.steps(covered)  # the same camera: the clear frame's pose
-    assert steps[PYRAMID.markers.index(next(m for m in PYRAMID.markers if m.id == 3))] < COVERED, steps
+    assert steps[rings.ids.index(3)] < COVERED, steps
     assert rings.covered(covered).tolist() == [[-85.0, 85.0]]
 
 
