@@ -207,17 +207,20 @@ class Recognizer:
         """The pairs of points across the plate's outline that show an arm the band missed
         (vision/recognize_outline.py), kept while the same pose and frame size come again."""
         if self._outline is None or self._outline[0] is not pose or self._outline[1] != shape[:2]:
-            balls = (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
-            self._outline = (pose, shape[:2], Outline.of(self.board, pose, shape, *balls))
+            self._outline = (pose, shape[:2], Outline.of(self.board, pose, shape, *self._balls(pose)))
         return self._outline[2]
 
     def marker_rings(self, pose: Pose, shape: tuple[int, ...]) -> MarkerRings:
         """The rings round each marker that show a hand lying over one (vision/recognize_covered.py),
         kept while the same pose and frame size come again."""
         if self._marker_rings is None or self._marker_rings[0] is not pose or self._marker_rings[1] != shape[:2]:
-            balls = (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
-            self._marker_rings = (pose, shape[:2], MarkerRings.of(self.board, pose, shape, *balls))
+            self._marker_rings = (pose, shape[:2], MarkerRings.of(self.board, pose, shape, *self._balls(pose)))
         return self._marker_rings[2]
+
+    def _balls(self, pose: Pose) -> tuple[np.ndarray, np.ndarray] | tuple[None, None]:
+        """The balls that may stand between the camera and the plate's edge or a marker:
+        their centres (mm) and radii in the image (px); none on a grid."""
+        return (None, None) if self.layout is None else (self.layout.centres, self.geometry(pose).radius_px)
 
     def grid_geometry(self, pose: Pose) -> GridGeometry:
         """The grid's sample pixels for ``pose``, kept while the same pose is passed again."""

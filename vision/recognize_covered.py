@@ -22,6 +22,7 @@ import numpy as np
 from .geometry import Board
 from .pose import Pose
 from .recognize_colour import EPS, Patches, luminance
+from .recognize_features import percentiles
 from .recognize_hands import hidden_by_balls
 from .render_camera import MARKER_PAPER
 
@@ -100,9 +101,9 @@ class MarkerRings:
         """Each marker's paper over its border (linear luminance: the paper ring's median
         over the border ring's ``BORDER_QUANTILE``)."""
         rgb, _ = self.patches.sample(image)
-        light = luminance(rgb).reshape(self.clear.shape)
-        border = _quantile(light[0], self.clear[0], BORDER_QUANTILE)
-        return _quantile(light[1], self.clear[1], 0.5) / np.maximum(border, EPS)
+        light = luminance(rgb).reshape(self.clear.shape).astype(np.float64)  # percentiles' filler needs 64 bits
+        (border, _), (_, paper) = percentiles(light, self.clear, [100 * BORDER_QUANTILE, 50])
+        return paper / np.maximum(border, EPS)
 
     def covered(self, image: np.ndarray) -> np.ndarray:
         """The board points (x, y mm) of the judged markers whose border no longer stands
@@ -110,21 +111,6 @@ class MarkerRings:
         if not self.judged.any():
             return np.zeros((0, 2))
         return self.centres[self.judged & (self.steps(image) < COVERED)].reshape(-1, 2)
-
-
-def _quantile(values: np.ndarray, keep: np.ndarray, q: float) -> np.ndarray:
-    """Each row's ``q`` quantile over its ``keep`` entries (linear between the two nearest,
-    as ``np.quantile``; 0 for a row with none), at a tenth of ``np.nanquantile``'s cost on
-    a frame's few rows of two dozen."""
-    ordered = np.sort(np.where(keep, values, np.inf), axis=1)
-    last = np.maximum(keep.sum(axis=1) - 1, 0)
-    at = q * last
-    low = np.floor(at).astype(int)
-    high = np.minimum(low + 1, last)
-    below, above = (np.take_along_axis(ordered, k[:, None], axis=1)[:, 0] for k in (low, high))
-    seen = keep.any(axis=1)
-    below, above = np.where(seen, below, 0.0), np.where(seen, above, 0.0)
-    return below + (at - low) * (above - below)
 
 
 def _ring(x: float, y: float, half: float, points: int = RING_POINTS) -> np.ndarray:
