@@ -32,6 +32,9 @@ class Blind:
     def covered(self, image: np.ndarray) -> np.ndarray:
         return np.zeros((0, 2))
 
+    def paper(self, image: np.ndarray) -> None:  # no paper seen: no glare judged either
+        return None
+
 
 def rendered(hand: bool, seed: int = 3):
     """A Pylos position on a tan table; with ``hand``, a hand 15-25 mm over marker 3."""

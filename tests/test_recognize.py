@@ -798,7 +798,9 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert read(replace(wood("L", 0.0, 0.15), p=(0.02, 0.978, 0.0)), *light) == "L"  # only 0.3 darker
     dark = [wood("D", -2.6, 1.25), wood("D", -2.3, 1.3), wood("D", -3.0, 1.2)]
     assert read(wood("D", -2.1, 0.36), *dark) == "?"
-    assert read(wood("D", -2.1, 0.9), *dark) == "D"      # less red by less than half a unit
+    assert read(wood("D", -2.1, 0.95), *dark) == "D"     # less red by under 0.35 (odd_dark)
+    assert read(wood("D", -2.64, 0.89), *dark) == "?"    # 0.36 less red, 0.04 darker: glare (8300077 1d3)
+    assert read(wood("D", -2.7, 0.89), *dark) == "D"     # ... 0.1 darker: a stained ball in shade
     assert read(wood("D", -3.3, 0.36), *dark) == "D"     # darker: not light wood
     assert "may be light wood" in odd_wood({0: wood("D", -2.1, 0.36), 1: dark[0]}, Thresholds())[0].why
 
@@ -1473,21 +1475,29 @@ def test_a_white_plate_lit_less_beside_a_blue_tile_is_not_a_bare_border(seed, lo
     assert tally([(result, sc.cells)])["wrong"] == 0
 
 
-def test_skin_on_overexposed_wood_is_doubted_only_with_a_hand_in_view(monkeypatch):
+def test_skin_on_overexposed_wood_is_doubted_more_closely_with_a_hand_in_view(monkeypatch):
     """Skin passes for a red tile against overexposed wood (4400413 above): greener than
-    blue relative to that wood, and than the frame's red tiles. With the hand detectors
-    blind (the band, and the markers' check, which sees the arm over marker 5), the skin
-    is read red again; and red tiles leaning to orange with far colours
-    (1100434, a hand in view, the wood overexposed) lean together, so stay read."""
+    blue relative to that wood, and than the frame's red tiles. With a hand in view a red
+    tile there is doubted from 0.04 greener (``SKIN_GREEN``); with none seen (the band and
+    the markers' check, which sees the arm over marker 5, both blind) from 0.08
+    (``SKIN_GREEN_LIT``), which d2's skin (0.11) still passes, and with that limit raised
+    the skin is read red; and red tiles leaning to orange with far colours (1100434, a hand
+    in view, the wood overexposed) lean together, so stay read."""
     sc, image = frame_in_look(GRID, 4400413, "webcam")
     seen = Recognizer(GRID, sc.game).read(image)
-    assert seen.hand and seen.observation.cells["d2"] == "??"
+    assert seen.hand and seen.observation.cells["d2"] == "??" and "with a hand in view" in seen.details["d2"]
     assert seen.observation.cells["a1"] == "R?" and sc.cells["a1"].startswith("R")
     monkeypatch.setattr("vision.recognize.find_hands", lambda *a, **k: HandSigns(np.zeros((0, 2)), 0))
     assert Recognizer(GRID, sc.game).read(image).hand  # the arm lies over marker 5: the markers' check sees it
     monkeypatch.setattr(MarkerRings, "covered", lambda self, image: np.zeros((0, 2)))
     blind = Recognizer(GRID, sc.game).read(image)
-    assert not blind.hand and blind.observation.cells["d2"] == "R?" and sc.cells["d2"] == "B."
+    assert not blind.hand and blind.observation.cells["d2"] == "??" and sc.cells["d2"] == "B."
+    assert "0.11 greener than blue and than the other reds: skin would look so" in blind.details["d2"]
+    monkeypatch.setattr("vision.recognize_grid.SKIN_GREEN_LIT", 0.12)
+    assert Recognizer(GRID, sc.game).read(image).observation.cells["d2"] == "R?"
+    monkeypatch.undo()
+    monkeypatch.setattr("vision.recognize_grid.SKIN_GREEN_LIT", 0.12)  # the hand seen: 0.04 on that wood
+    assert Recognizer(GRID, sc.game).read(image).observation.cells["d2"] == "??"
     monkeypatch.undo()
     sc, image = frame_in_look(GRID, 1100434, "far-colour")
     orange = Recognizer(GRID, sc.game).read(image)

@@ -37,6 +37,7 @@ from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
 from .recognize_hands import HandSigns, band_hidden, band_patches, band_points, find_hands, plate_halo
 from .recognize_covered import MarkerRings
+from .recognize_glare import shine, under_glare
 from .recognize_outline import Outline
 from .recognize_reach import arm_reach
 from .recognize_plates import plate_albedos
@@ -313,6 +314,8 @@ class Recognizer:
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
                                                    palette.colour if palette else None, self._present, clear)
+            if not hands.present:  # a varnished plate's glare: wood's colours not read against it
+                readings = under_glare(readings, shine(plate, self.marker_rings(pose, image.shape).paper(image)))
             cells = {n: r.code for n, r in readings.items()}
             details: Mapping[str, str] = Described(readings)
             probabilities = {n: r.p for n, r in readings.items()}

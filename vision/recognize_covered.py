@@ -52,6 +52,10 @@ BORDER_QUANTILE = 0.25
 #: 2.89 the next. Under a hand nothing else found (path traced 7,900,000 and 7,950,000
 #: on, 150 each, a hand in every one, five looks): 1.01-1.36 (docs/vision.md)
 COVERED = 1.6
+#: the fewest paper points the paper's light is taken from (a marker's ring has 24), and
+#: the quantile of them taken as the lit paper's
+LEAST_PAPER = 24
+PAPER_QUANTILE = 0.75
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +108,20 @@ class MarkerRings:
         light = luminance(rgb).reshape(self.clear.shape).astype(np.float64)  # percentiles' filler needs 64 bits
         (border, _), (_, paper) = percentiles(light, self.clear, [100 * BORDER_QUANTILE, 50])
         return paper / np.maximum(border, EPS)
+
+    def paper(self, image: np.ndarray) -> float | None:
+        """The lit paper's light: the upper quartile (linear luminance) of the markers'
+        paper rings' points in the image and clear of the balls, as the plate's reference
+        is its lit half (a room's shadow over some markers leaves the others); None under
+        ``LEAST_PAPER`` of them. The plate shining brighter is glare
+        (vision/recognize_glare.py). A hand over a marker darkens it: the caller asks only
+        where no hand is seen."""
+        rgb, inside = self.patches.sample(image)
+        n = self.clear.shape[1] * self.clear.shape[2]
+        ok = inside[n:] & self.clear[1].ravel()
+        if int(np.count_nonzero(ok)) < LEAST_PAPER:
+            return None
+        return float(np.quantile(luminance(rgb[n:][ok]), PAPER_QUANTILE))
 
     def covered(self, image: np.ndarray) -> np.ndarray:
         """The board points (x, y mm) of the judged markers whose border no longer stands

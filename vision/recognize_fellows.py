@@ -156,8 +156,8 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     a ball darker and, lit by the sky, no redder (light bounced off the plate reddens it a
     little, which costs a reading now and then). So a "light wooden" ball both darker and
     redder than its fellows is a stained ball lit from the side (its lit half the plate's
-    tint), and a "stained" one far less red than its fellows, and no darker, is light wood
-    that a webcam's colour processing reddened (:func:`_against_fellows`). One read light
+    tint), and a "stained" one far less red than its fellows, and hardly darker, is light
+    wood that a webcam's colour processing reddened (:func:`_against_fellows`). One read light
     wood at ``light_ball`` only (the model under ``ball``) need be half as much darker
     (``odd_light_unsure``): an empty hollow in stained balls' shade, its wood reddened by
     their bounce light, looks so too. Nor is a ball

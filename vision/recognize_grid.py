@@ -130,7 +130,11 @@ SKIN_GREEN = 0.04
 #: seldom passes for red, but a webcam's saturation can make it (fresh 4900545 b7, an arm
 #: over a blue tile, 0.12), and red tiles beside a hand lean a little more than on clipped
 #: wood (with a hand in view, 2 of 26,045 on the benchmark's grid rows and fresh 4,900,000
-#: beyond 0.08, at 0.085 and 0.107; 39 beyond 0.04)
+#: beyond 0.08, at 0.085 and 0.107; 39 beyond 0.04). Asked of every red with no hand in
+#: view too: a hand nothing else saw, on a tan table, over a green tile the webcam made
+#: red, was 0.082 greener (path traced 7950028 f9); of 50,915 path traced red tiles with no
+#: hand (five looks) none lean beyond 0.061; of 35,116 rendered (300 frames, six looks) 2,
+#: both `??` by other rules
 SKIN_GREEN_LIT = 0.08
 #: a tile is one colour, and its samples keep 3.6 mm from its edges: a cell read one colour
 #: with this many of its samples clearly another tile colour has something over part of it
@@ -445,10 +449,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     clipped = (ref > OVEREXPOSED).sum(axis=1)  # how many channels of the wood round each cell clip
     overexposed = clipped > 0
     red = (colour == 0) & (share >= SHARE) & (alike >= SAME_AS_WOOD)  # the hand over both aside
-    # skin: asked only of cells read red with a hand in view, more of it on lit wood
-    skin = _greener_than_reds(chroma_median, red, (colour == 0) & hand)
+    # skin: asked of every cell read red, more of it on lit wood or where no hand is seen
+    skin = _greener_than_reds(chroma_median, red, colour == 0)
     off = _off_group(chroma_median, colour, seen & (share >= SHARE), seen & (share < SHARE))
-    skin_limit = np.where(overexposed, SKIN_GREEN, SKIN_GREEN_LIT)
+    skin_limit = np.where(overexposed & hand, SKIN_GREEN, SKIN_GREEN_LIT)
     # a tile of a clear colour, unlike the wood, on a border wide enough to leave its spill out
     tiled = (share >= SHARE) & (alike >= SAME_AS_WOOD) & (geo.border_px >= ON_TILE_PX)
     ctrl, cshare, unlit, summed, dark, bare_light, alone, unspilt = _controllers(ring, ok_b, tile_median, ref, albedo,
@@ -491,8 +495,8 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading("??", f"the tile looks like the wood round it ({alike[i]:.2f}): a hand over both?")
         elif skin[i] > skin_limit[i]:
             out[name] = CellReading("??", f"red{' on overexposed wood' if overexposed[i] else ''}, {skin[i]:.2f} "
-                                          "greener than blue and than the other reds, with a hand in view: skin "
-                                          "would look so")
+                                          "greener than blue and than the other reds"
+                                          f"{', with a hand in view' if hand else ''}: skin would look so")
         elif other[i] >= OTHER_SAMPLES:
             out[name] = CellReading("??", f"{c}, but with {other[i]} of its samples clearly another tile colour: "
                                           "something over part of the tile (a finger?)")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import random
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -50,7 +50,8 @@ def _mitsuba() -> Any:
 class Room:
     """The light and the table: a tinted sky, a window (a square light of ``window_mm`` a
     side at ``window_at``, facing the board), perhaps a bare lamp (a point light), the
-    table's colour, and the pixel filter's blur (pixels)."""
+    table's colour, the pixel filter's blur (pixels), and the plate's ``varnish`` (the
+    GGX roughness of its top: the less, the more it mirrors the room)."""
 
     tint: tuple[float, float, float]
     sky: float
@@ -62,6 +63,7 @@ class Room:
     table: tuple[int, int, int]
     blur: float
     seed: int
+    varnish: float = 0.35
 
     @classmethod
     def random(cls, rng: random.Random) -> Room:
@@ -79,6 +81,18 @@ class Room:
             lamp_at = (900 * math.cos(el2) * math.cos(az2), 900 * math.cos(el2) * math.sin(az2), 900 * math.sin(el2))
         return cls(tint, rng.uniform(0.15, 0.5), window_at, size, rng.uniform(3, 8) * (800 / size) ** 2, lamp_at,
                    rng.uniform(2e5, 8e5), rng.choice(TABLES), rng.uniform(0.4, 0.7), rng.randrange(1 << 30))
+
+    def with_glare(self, eye: Sequence[float], half_width: float, rng: random.Random) -> Room:
+        """This room with its plate varnished (roughness 0.06-0.2) and a bare lamp where
+        the plate mirrors it into a camera at ``eye`` (mm): seen from a point drawn within
+        0.6 of ``half_width`` of the plate's centre, 700-1100 mm away. A ceiling light
+        across the board from the camera does this to a glossy board."""
+        aim = np.array([rng.uniform(-0.6, 0.6) * half_width, rng.uniform(-0.6, 0.6) * half_width, 0.0])
+        back = np.asarray(eye, dtype=np.float64) - aim
+        mirrored = np.array([-back[0], -back[1], back[2]]) / np.linalg.norm(back)
+        lamp_at = aim + mirrored * rng.uniform(700, 1100)
+        return replace(self, lamp_at=tuple(float(c) for c in lamp_at), lamp=rng.uniform(2e5, 8e5),
+                       varnish=rng.uniform(0.06, 0.2))
 
 
 def _rgb(v: np.ndarray | tuple[float, ...]) -> dict:
@@ -195,7 +209,7 @@ def scene_dict(board: Board, cells: Mapping[str, str], camera: Camera, room: Roo
     d["plate"] = _box(mi, (-w / 2, -depth / 2, -PLATE_THICKNESS), (w / 2, depth / 2, -0.01),
                       {"type": "diffuse", "reflectance": _rgb(to_linear(board.plate_colour))})
     d["plate_top"] = {"type": "rectangle", "to_world": T.scale([w / 2, depth / 2, 1]),
-                      "bsdf": {"type": "roughplastic", "alpha": 0.35, "diffuse_reflectance":
+                      "bsdf": {"type": "roughplastic", "alpha": room.varnish, "diffuse_reflectance":
                                {"type": "bitmap", "bitmap": mi.Bitmap(wood(board.plate_colour, rng))}}}
     h = board.marker_size / 2
     for m in board.markers:

@@ -1,0 +1,51 @@
+"""Glare off a varnished plate (vision/recognize_glare.py): where the plate's reference
+shines brighter than the markers' matte paper, wooden balls' colours are not read."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vision.pose import Pose, estimate_pose
+from vision.recognize_covered import MarkerRings
+from vision.recognize_glare import SHINING, shine, under_glare
+from vision.recognize_reading import Reading
+from vision.srgb import decode
+
+from test_covered import PYRAMID, rendered
+
+
+def _readings() -> dict[str, Reading]:
+    p = (0.0, 1.0, 0.0)
+    return {"1a1": Reading("L", "ball, light wood", p), "1b1": Reading("D", "ball, dark wood", p),
+            "1c1": Reading(".", "empty", (1.0, 0.0, 0.0)), "1d1": Reading("?", "unsure", (0.5, 0.5, 0.0))}
+
+
+def test_wood_against_a_plate_that_outshines_the_paper_is_unknown_and_nothing_else():
+    readings = _readings()
+    assert under_glare(readings, SHINING - 0.01) is readings
+    doubted = under_glare(readings, 1.26)
+    assert [doubted[n].code for n in ("1a1", "1b1", "1c1", "1d1")] == ["?", "?", ".", "?"]
+    assert doubted["1a1"].colour_only and doubted["1b1"].colour_only  # a ball is there still
+    assert "shines 1.26 times as bright as the markers' paper" in doubted["1a1"].why
+    assert doubted["1d1"] is readings["1d1"] and doubted["1c1"] is readings["1c1"]
+
+
+def test_shine_is_the_plate_over_the_paper_and_nothing_without_paper():
+    plate = np.array([0.5, 0.4, 0.3])
+    light = float(plate @ np.array([0.2126, 0.7152, 0.0722]))
+    assert abs(shine(plate, light / 1.3) - 1.3) < 1e-6
+    assert shine(plate, None) == 0.0 and shine(plate, 0.0) == 0.0
+
+
+def test_the_markers_paper_is_measured_where_it_is_seen():
+    _, image = rendered(hand=False)
+    pose = estimate_pose(image, PYRAMID)
+    rings = MarkerRings.of(PYRAMID, pose, image.shape)
+    paper = rings.paper(image)
+    # the rendered paper's own pixels, beside marker 0's left edge, 2 mm out
+    m = PYRAMID.markers[0]
+    u, v = pose.project([(m.centre[0] - PYRAMID.marker_size / 2 - 2.0, m.centre[1], 0.0)])[0].round().astype(int)
+    own = float(np.median(decode(image[v - 1:v + 2, u - 1:u + 2, ::-1] / 255.0) @ np.array([0.2126, 0.7152, 0.0722])))
+    assert paper is not None and abs(paper - own) < 0.15 * own, (paper, own)
+    away = Pose(pose.K, pose.R, pose.t + np.array([5000.0, 0.0, 0.0]), pose.markers, 0.0)  # the board out of view
+    assert MarkerRings.of(PYRAMID, away, image.shape).paper(image) is None
