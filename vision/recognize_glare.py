@@ -19,12 +19,12 @@ from .recognize_colour import luminance
 from .recognize_reading import Reading
 
 #: the plate's reference over the lit paper's light (linear luminance, the paper's upper
-#: quartile: vision/recognize_covered.py) from which the plate shines. With no hand in
-#: view it lay at 1.04 at most on path traced frames without glare (400 from seed
-#: 7,800,000 and 75 from 8,200,000, as rendered and in four looks) and 0.94 on rendered Pylos and Sparks
-#: frames (400, seeds 2,600,240 on, six looks); with glare (``Room.with_glare``, 150
-#: frames from 8,300,000) up to 1.20, and 1.10-1.13 in 8300037, whose backlit light wooden
-#: balls were read stained in four looks of five (docs/vision.md, Limits)
+#: quartile: ``MarkerRings.paper``) from which the plate shines. With no hand in view it
+#: lay at 1.04 at most on path traced frames without glare (400 from seed 7,800,000 and
+#: 75 from 8,200,000, as rendered and in four looks) and at 0.94 on rendered Pylos and
+#: Sparks frames (400 from 2,600,240, six looks); with glare (``Room.with_glare``, 150
+#: frames from 8,300,000) at up to 1.20, and 1.10-1.13 in 8300037, whose backlit light
+#: wooden balls were read stained in four looks of five (docs/vision.md, Recognition)
 SHINING = 1.07
 #: wooden letters: light and dark (stained) wood
 WOODEN = "LD"
@@ -32,7 +32,7 @@ WOODEN = "LD"
 
 def shine(plate: np.ndarray, paper: float | None) -> float:
     """How many times brighter the plate's reference (linear RGB) is than the markers'
-    paper (median linear luminance); 0 where the paper was not seen."""
+    lit paper (``MarkerRings.paper``: linear luminance); 0 where no paper was seen."""
     if paper is None or paper <= 0.0:
         return 0.0
     return float(luminance(np.asarray(plate, dtype=np.float64)[None])[0]) / paper

@@ -203,9 +203,9 @@ class Thresholds:
     #: stained balls, one 0.33 lighter, the other 0.01 darker (path traced 8300077 1d2 and
     #: 1d3, ``Room.with_glare``). Of 10,229 stained balls read right (path traced with glare
     #: and without, 150 and 400 frames in five looks; rendered Pylos frames 2,600,000 on,
-    #: 640 seeds in six looks) none is doubted: the least red, 0.37 less red than its fellows, was 0.37
-    #: darker; of those at most 0.05 darker, the least red 0.31 (rendered 2600562 1a4 under
-    #: a colour cast, 0.58 lighter)
+    #: 640 seeds in six looks) none is doubted: the least red, 0.37 less red than its
+    #: fellows, was 0.37 darker; of those at most 0.05 darker, the least red 0.31 (rendered
+    #: 2600562 1a4 under a colour cast, 0.58 lighter)
     odd_light: tuple[float, float] = (0.1, 0.8)
     odd_dark: tuple[float, float] = (0.35, -0.05)
     #: ... or, for one read light wood at ``light_ball`` (under ``ball``), by this: an empty
