@@ -29,10 +29,13 @@ CAMERA = Camera.look_at((10, -120, 450), (0, 0, 0), 60, 960, 720)
 class Blind:
     """The markers' check turned off: nothing covered."""
 
-    def covered(self, image: np.ndarray) -> np.ndarray:
+    def seen(self, image: np.ndarray) -> Blind:
+        return self
+
+    def covered(self) -> np.ndarray:
         return np.zeros((0, 2))
 
-    def paper(self, image: np.ndarray) -> None:  # no paper seen: no glare judged either
+    def paper(self) -> None:  # no paper seen: no glare judged either
         return None
 
 
@@ -51,12 +54,12 @@ def test_a_marker_in_view_stands_out_from_its_paper_and_one_under_a_hand_does_no
     pose = estimate_pose(clear, PYRAMID)
     rings = MarkerRings.of(PYRAMID, pose, clear.shape)
     assert rings.judged.all()
-    assert (rings.steps(clear) > 3 * COVERED).all(), rings.steps(clear)
-    assert len(rings.covered(clear)) == 0
+    assert (rings.seen(clear).steps() > 3 * COVERED).all(), rings.seen(clear).steps()
+    assert len(rings.seen(clear).covered()) == 0
     _, covered = rendered(hand=True)
-    steps = rings.steps(covered)  # the same camera: the clear frame's pose
+    steps = rings.seen(covered).steps()  # the same camera: the clear frame's pose
     assert steps[rings.ids.index(3)] < COVERED, steps
-    assert rings.covered(covered).tolist() == [[-85.0, 85.0]]
+    assert rings.seen(covered).covered().tolist() == [[-85.0, 85.0]]
 
 
 def test_a_marker_seen_too_small_or_out_of_the_frame_is_not_judged():
@@ -71,7 +74,7 @@ def test_a_marker_seen_too_small_or_out_of_the_frame_is_not_judged():
     corner = MarkerRings.of(PYRAMID, pose, image[:h, :w].shape)
     inside = [m.id for m in PYRAMID.markers if (pose.project([(*m.centre, 0.0)])[0] < (w - 40, h - 40)).all()]
     assert len(inside) == 1 and [i for i, j in zip(corner.ids, corner.judged) if j] == inside
-    assert len(corner.covered(np.ascontiguousarray(image[:h, :w]))) == 0
+    assert len(corner.seen(np.ascontiguousarray(image[:h, :w])).covered()) == 0
 
 
 def test_a_path_traced_hand_over_a_marker_is_seen():
@@ -90,7 +93,7 @@ def test_a_path_traced_hand_over_a_marker_is_seen():
     assert 3 not in pose.markers
     assert not find_hands(image, pose, band_points(PYRAMID)).present
     assert len(Outline.of(PYRAMID, pose, image.shape).crossings(image)) == 0
-    assert MarkerRings.of(PYRAMID, pose, image.shape).covered(image).tolist() == [[-85.0, 85.0]]
+    assert MarkerRings.of(PYRAMID, pose, image.shape).seen(image).covered().tolist() == [[-85.0, 85.0]]
     seen = Recognizer(PYRAMID, sc.game).read(image)
     assert seen.hand
     assert score(dict(seen.observation.cells), sc.cells, Counter()) == []

@@ -41,11 +41,11 @@ def test_the_markers_paper_is_measured_where_it_is_seen():
     _, image = rendered(hand=False)
     pose = estimate_pose(image, PYRAMID)
     rings = MarkerRings.of(PYRAMID, pose, image.shape)
-    paper = rings.paper(image)
+    paper = rings.seen(image).paper()
     # the rendered paper's own pixels, beside marker 0's left edge, 2 mm out
     m = PYRAMID.markers[0]
     u, v = pose.project([(m.centre[0] - PYRAMID.marker_size / 2 - 2.0, m.centre[1], 0.0)])[0].round().astype(int)
     own = float(np.median(decode(image[v - 1:v + 2, u - 1:u + 2, ::-1] / 255.0) @ np.array([0.2126, 0.7152, 0.0722])))
     assert paper is not None and abs(paper - own) < 0.15 * own, (paper, own)
     away = Pose(pose.K, pose.R, pose.t + np.array([5000.0, 0.0, 0.0]), pose.markers, 0.0)  # the board out of view
-    assert MarkerRings.of(PYRAMID, away, image.shape).paper(image) is None
+    assert MarkerRings.of(PYRAMID, away, image.shape).seen(image).paper() is None

@@ -27,7 +27,7 @@ from vision.recognize_balls import (Reading, Thresholds, alike_below, decide, lo
 from vision.recognize_features import NAMES, plate_shade
 from vision.recognize_fellows import dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, wood_in_hollow
 from vision.recognize_plates import _overshoot_error
-from vision.recognize_covered import MarkerRings
+from vision.recognize_covered import MarkerLight, MarkerRings
 from vision.recognize_hands import HandSigns
 from vision.pose import Pose, as_grey, complete, detect_with_quads, estimate
 from vision.recognize_pyramid import Layout
@@ -1489,7 +1489,7 @@ def test_skin_on_overexposed_wood_is_doubted_more_closely_with_a_hand_in_view(mo
     assert seen.observation.cells["a1"] == "R?" and sc.cells["a1"].startswith("R")
     monkeypatch.setattr("vision.recognize.find_hands", lambda *a, **k: HandSigns(np.zeros((0, 2)), 0))
     assert Recognizer(GRID, sc.game).read(image).hand  # the arm lies over marker 5: the markers' check sees it
-    monkeypatch.setattr(MarkerRings, "covered", lambda self, image: np.zeros((0, 2)))
+    monkeypatch.setattr(MarkerLight, "covered", lambda self: np.zeros((0, 2)))
     blind = Recognizer(GRID, sc.game).read(image)
     assert not blind.hand and blind.observation.cells["d2"] == "??" and sc.cells["d2"] == "B."
     assert "0.11 greener than blue and than the other reds: skin would look so" in blind.details["d2"]

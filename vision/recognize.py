@@ -292,10 +292,12 @@ class Recognizer:
                     return self.unknown(t, str(exc))
         margin, band = self.patches(pose, image.shape)
         hands = find_hands(image, pose, self.rings, band, *self.band_masks(pose))
+        marks = None  # the markers' rings' light: asked whether a hand lies over one, then of glare
         if not hands.present:  # on a table of the skin's colour the band sees no arm
             hidden = self.outline(pose, image.shape).crossings(image)
             if not len(hidden):  # an arm that crosses the outline under a marker it hides
-                hidden = self.marker_rings(pose, image.shape).covered(image)
+                marks = self.marker_rings(pose, image.shape).seen(image)
+                hidden = marks.covered()
             if len(hidden):
                 hands = HandSigns(hidden, hands.seen)
         if self.layout is not None:
@@ -314,8 +316,8 @@ class Recognizer:
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
                                                    palette.colour if palette else None, self._present, clear)
-            if not hands.present:  # a varnished plate's glare: wood's colours not read against it
-                readings = under_glare(readings, shine(plate, self.marker_rings(pose, image.shape).paper(image)))
+            if marks is not None and not hands.present:  # a varnished plate's glare: wood's colours not read
+                readings = under_glare(readings, shine(plate, marks.paper()))
             cells = {n: r.code for n, r in readings.items()}
             details: Mapping[str, str] = Described(readings)
             probabilities = {n: r.p for n, r in readings.items()}

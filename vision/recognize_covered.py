@@ -101,34 +101,46 @@ class MarkerRings:
         return cls(tuple(m.id for m in board.markers), np.array([m.centre[:2] for m in board.markers]), patches,
                    clear, inside & seen & (gap >= LEAST_GAP_PX), gap)
 
-    def steps(self, image: np.ndarray) -> np.ndarray:
-        """Each marker's paper over its border (linear luminance: the paper ring's median
-        over the border ring's ``BORDER_QUANTILE``)."""
-        rgb, _ = self.patches.sample(image)
+    def seen(self, image: np.ndarray) -> MarkerLight:
+        """The rings' light in ``image``, sampled once for every question asked of it."""
+        rgb, inside = self.patches.sample(image)
         light = luminance(rgb).reshape(self.clear.shape).astype(np.float64)  # percentiles' filler needs 64 bits
-        (border, _), (_, paper) = percentiles(light, self.clear, [100 * BORDER_QUANTILE, 50])
+        return MarkerLight(self, light, inside.reshape(self.clear.shape))
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerLight:
+    """One frame's light (linear luminance) on a board's marker rings: 2 x markers x points,
+    as ``MarkerRings.clear``, and which of the points lie in the frame."""
+
+    rings: MarkerRings
+    light: np.ndarray
+    inside: np.ndarray
+
+    def steps(self) -> np.ndarray:
+        """Each marker's paper over its border (the paper ring's median over the border
+        ring's ``BORDER_QUANTILE``)."""
+        (border, _), (_, paper) = percentiles(self.light, self.rings.clear, [100 * BORDER_QUANTILE, 50])
         return paper / np.maximum(border, EPS)
 
-    def paper(self, image: np.ndarray) -> float | None:
-        """The lit paper's light: the upper quartile (linear luminance) of the markers'
-        paper rings' points in the image and clear of the balls, as the plate's reference
-        is its lit half (a room's shadow over some markers leaves the others); None under
-        ``LEAST_PAPER`` of them. The plate shining brighter is glare
-        (vision/recognize_glare.py). A hand over a marker darkens it: the caller asks only
-        where no hand is seen."""
-        rgb, inside = self.patches.sample(image)
-        n = self.clear.shape[1] * self.clear.shape[2]
-        ok = inside[n:] & self.clear[1].ravel()
-        if int(np.count_nonzero(ok)) < LEAST_PAPER:
-            return None
-        return float(np.quantile(luminance(rgb[n:][ok]), PAPER_QUANTILE))
-
-    def covered(self, image: np.ndarray) -> np.ndarray:
+    def covered(self) -> np.ndarray:
         """The board points (x, y mm) of the judged markers whose border no longer stands
         out from their paper: something lies over them."""
-        if not self.judged.any():
+        judged = self.rings.judged
+        if not judged.any():
             return np.zeros((0, 2))
-        return self.centres[self.judged & (self.steps(image) < COVERED)].reshape(-1, 2)
+        return self.rings.centres[judged & (self.steps() < COVERED)].reshape(-1, 2)
+
+    def paper(self) -> float | None:
+        """The lit paper's light: the upper quartile of the markers' paper rings' points in
+        the image and clear of the balls, as the plate's reference is its lit half (a room's
+        shadow over some markers leaves the others); None under ``LEAST_PAPER`` of them.
+        The plate shining brighter is glare (vision/recognize_glare.py). A hand over a
+        marker darkens it: the caller asks only where no hand is seen."""
+        ok = self.inside[1] & self.rings.clear[1]
+        if int(np.count_nonzero(ok)) < LEAST_PAPER:
+            return None
+        return float(np.quantile(self.light[1][ok], PAPER_QUANTILE))
 
 
 def _ring(x: float, y: float, half: float, points: int = RING_POINTS) -> np.ndarray:

@@ -16,23 +16,21 @@ from dataclasses import replace
 import numpy as np
 
 from .recognize_colour import luminance
-from .recognize_reading import Reading
+from .recognize_reading import WOOD_LETTERS, Reading
 
 #: the plate's reference over the lit paper's light (linear luminance, the paper's upper
-#: quartile: ``MarkerRings.paper``) from which the plate shines. With no hand in view it
+#: quartile: ``MarkerLight.paper``) from which the plate shines. With no hand in view it
 #: lay at 1.04 at most on path traced frames without glare (400 from seed 7,800,000 and
 #: 75 from 8,200,000, as rendered and in four looks) and at 0.94 on rendered Pylos and
 #: Sparks frames (400 from 2,600,240, six looks); with glare (``Room.with_glare``, 150
 #: frames from 8,300,000) at up to 1.20, and 1.10-1.13 in 8300037, whose backlit light
 #: wooden balls were read stained in four looks of five (docs/vision.md, Recognition)
 SHINING = 1.07
-#: wooden letters: light and dark (stained) wood
-WOODEN = "LD"
 
 
 def shine(plate: np.ndarray, paper: float | None) -> float:
     """How many times brighter the plate's reference (linear RGB) is than the markers'
-    lit paper (``MarkerRings.paper``: linear luminance); 0 where no paper was seen."""
+    lit paper (``MarkerLight.paper``: linear luminance); 0 where no paper was seen."""
     if paper is None or paper <= 0.0:
         return 0.0
     return float(luminance(np.asarray(plate, dtype=np.float64)[None])[0]) / paper
@@ -46,5 +44,5 @@ def under_glare(readings: dict[str, Reading], shining: float) -> dict[str, Readi
         return readings
     why = (f"wood?, but the plate shines {shining:.2f} times as bright as the markers' paper: glare off a "
            "varnished plate, against which wood's shade and tint do not tell")
-    return {n: (replace(r, code="?", why=why, colour_only=True) if r.code in WOODEN else r)
+    return {n: (replace(r, code="?", why=why, colour_only=True) if r.code in WOOD_LETTERS else r)
             for n, r in readings.items()}

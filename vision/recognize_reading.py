@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 LIGHT = "LW"
 #: balls of the plate's own wood
 WOODEN = "L"
+#: Pylos' two woods, light and stained, told apart by level and tint against the plate
+WOOD_LETTERS = "LD"
 #: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on
 RED = "R"
 #: the colours no empty place shows, read at ``Thresholds.dark_ball``: the plate and its
