@@ -1,5 +1,7 @@
 """Glare off a varnished plate (vision/recognize_glare.py): where the plate's reference
-shines brighter than the markers' matte paper, wooden balls' colours are not read."""
+shines brighter than the markers' matte paper, wooden balls' colours are not read; where a
+grid cell judged against the plate's margin has wood round it far brighter than that
+margin, a border no brighter than that wood is not read white."""
 
 from __future__ import annotations
 
@@ -7,7 +9,7 @@ import numpy as np
 
 from vision.pose import Pose, estimate_pose
 from vision.recognize_covered import MarkerRings
-from vision.recognize_glare import SHINING, shine, under_glare
+from vision.recognize_glare import SHINING, UNLIKE_MARGIN, WOOD_OVER_BORDER, shine, under_glare, unlike_margin
 from vision.recognize_reading import Reading
 from vision.srgb import decode
 
@@ -28,6 +30,24 @@ def test_wood_against_a_plate_that_outshines_the_paper_is_unknown_and_nothing_el
     assert doubted["1a1"].colour_only and doubted["1b1"].colour_only  # a ball is there still
     assert "shines 1.26 times as bright as the markers' paper" in doubted["1a1"].why
     assert doubted["1d1"] is readings["1d1"] and doubted["1c1"] is readings["1c1"]
+
+
+def test_a_border_judged_against_a_margin_darker_than_the_wood_round_it():
+    """Four cells judged against the margin (no wood of their own): the wood round them 1.5
+    times its light; borders as bright as that wood (0, 3) or brighter by more than
+    ``WOOD_OVER_BORDER`` (1, a white plate); the wood round one only 1.2 times (2). A fifth
+    has wood of its own (4), a sixth no border in view (5)."""
+    margin = np.array([0.4, 0.3, 0.2])
+    ref = np.tile(margin, (6, 1))
+    around = ref * np.array([1.5, 1.5, 1.2, 1.5, 1.5, 1.5])[:, None]
+    border = around * np.array([1.0, WOOD_OVER_BORDER + 0.05, 1.0, WOOD_OVER_BORDER - 0.01, 1.0, 1.0])[:, None]
+    ring = np.repeat(border[:, None, :], 20, axis=1)
+    ok = np.ones((6, 20), dtype=bool)
+    ok[5] = False
+    own = np.array([False, False, False, False, True, False])
+    lit = unlike_margin(own, around, ref, ring, ok)
+    assert np.allclose(lit, [1.5, 0.0, 0.0, 1.5, 0.0, 0.0])
+    assert UNLIKE_MARGIN > 1.2  # cell 2's wood is the margin's light, near enough
 
 
 def test_shine_is_the_plate_over_the_paper_and_nothing_without_paper():

@@ -24,6 +24,7 @@ from .pose import Pose
 from .recognize_border import DIM_SURE, SPILT_SURE, SURE, BorderProfile, profile_features
 from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import Colours, percentiles
+from .recognize_glare import unlike_margin
 from .recognize_hands import HandSigns
 from .recognize_model import Ensemble
 from .recognize_plates import BARE_MIXED, DARK_SIDES, DIM_SIDES, _controllers, _squares
@@ -401,7 +402,6 @@ def tile_prototypes(board: Board) -> dict[str, np.ndarray]:
     return {k: chromaticity(linear_rgb(board.colours[k]), plate) for k in "RGB"}  # type: ignore[index]
 
 
-
 @dataclass(frozen=True, slots=True)
 class CellReading:
     """One cell: ``code`` (tile colour then controller, ``?`` for either) and why."""
@@ -410,12 +410,12 @@ class CellReading:
     why: str
 
 
-def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> tuple[np.ndarray, ...]:
     """Per cell, the wood next to it and the median of all its wood samples in view
-    (:func:`local_wood`), and which of those samples are in view."""
+    (:func:`local_wood`), which samples are in view, and where it has its own wood."""
     wood, ok_w = gather_cells(image, geo.wood)
-    ref, _, around = local_wood(wood, ok_w, plate)
-    return ref, around, ok_w
+    ref, own, around = local_wood(wood, ok_w, plate)
+    return ref, around, ok_w, own
 
 
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
@@ -426,7 +426,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     looks again at borders read bare or white, and at those dark all round
     (vision/recognize_border.py)."""
     hand = hands is not None and hands.present
-    ref, around, ok_w = wood_reference(image, geo, plate)
+    ref, around, ok_w, own_ref = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
     ring, ok_b = gather_cells(image, geo.border)
     ok_b &= geo.border_ok
@@ -457,6 +457,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     tiled = (share >= SHARE) & (alike >= SAME_AS_WOOD) & (geo.border_px >= ON_TILE_PX)
     ctrl, cshare, unlit, summed, dark, bare_light, alone, unspilt = _controllers(ring, ok_b, tile_median, ref, albedo,
                                                                                   plate, tiled)
+    margin_lit = unlike_margin(own_ref, around, ref, ring, ok_b)  # no white told against the margin there
     # the share a controller needs: less for a bare border that no sample doubts (:data:`ALONE_SHARE`)
     lit_as_wood = (bare_light >= ALONE_LIGHT) & (summed >= ALONE_MIXED[0]) & (summed <= ALONE_MIXED[1])
     alone_bare = (ctrl == 0) & alone & lit_as_wood
@@ -476,9 +477,9 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         stricter[i] = (SPILT_SURE, f"read on {cshare[i]:.0%} of its samples" + (f", {dim[1]}" if dim else ""))
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
-        unlit, dark, cshare, needed, ctrl = (a.tolist() for a in (in_view, geo.loose, colour, share, alike, skin,
-                                                                  skin_limit, other, off, ok_b.sum(axis=1), overexposed,
-                                                                  blind, summed, unlit, dark, cshare, needed, ctrl))
+        unlit, dark, cshare, needed, ctrl, margin_lit = (a.tolist() for a in (
+            in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off, ok_b.sum(axis=1), overexposed,
+            blind, summed, unlit, dark, cshare, needed, ctrl, margin_lit))
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
     partly: set[int] = set()  # ... and those dark on the sides in view only (:data:`DIM_SIDES`)
     out: dict[str, CellReading] = {}
@@ -536,6 +537,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
                 partly.add(i)
         elif cshare[i] < needed[i]:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
+        elif ctrl[i] == 1 and margin_lit[i]:
+            out[name] = CellReading(c + "?", f"controller unclear: white against the plate's margin, but the wood round "
+                                              f"it is {margin_lit[i]:.2f} times as bright as that margin (glare?) and "
+                                              "the border hardly brighter than that wood")
         elif c == "B" and ctrl[i] == 1 and geo.border_px < BLUE_WHITE_PX:
             out[name] = CellReading("B?", f"controller unclear: white beside a blue tile on a border {geo.border_px:.2f} "
                                           "px wide, where the tile's colour spilt over bare wood looks as white does")
