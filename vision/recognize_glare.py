@@ -74,11 +74,12 @@ WOOD_OVER_BORDER = 1.2
 
 def unlike_margin(own: np.ndarray, around: np.ndarray, ref: np.ndarray, ring: np.ndarray,
                   ok: np.ndarray) -> np.ndarray:
-    """Per grid cell, how many times as bright as its reference (linear RGB) the wood
-    round it (``around``) is, where it has no wood reference of its own (``own`` False:
-    the reference is the plate's margin), that is ``UNLIKE_MARGIN`` or more, and its
-    border's samples (``ring``, in view where ``ok``) are at most ``WOOD_OVER_BORDER``
-    times as bright as that wood; 0 elsewhere. A border read white there is not read."""
+    """Per grid cell, how many times as bright as its reference (``ref``, linear RGB) the
+    wood round it (``around``) is, where: it has no wood of its own (``own`` False, so
+    ``ref`` is the plate's margin), that wood is ``UNLIKE_MARGIN`` times as bright or
+    more, and its border's median light (``ring``, in view where ``ok``) is at most
+    ``WOOD_OVER_BORDER`` times that wood's. 0 elsewhere. A border read white there is
+    not read."""
     wood = luminance(around)
     lit = wood / np.maximum(luminance(ref), 1e-6)
     border = percentiles(luminance(ring), ok, [50])[0]
