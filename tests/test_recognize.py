@@ -1002,6 +1002,27 @@ def test_an_empty_place_is_not_confirmed_by_one_sample_of_a_ball_below(seed, loo
     assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
+def test_a_white_ball_read_at_light_ball_only_confirms_no_empty_place_above_it(monkeypatch):
+    """The benchmark's seed 2600473 under a soft, bouncing light (Sparks, 1280x720): the
+    white level-2 ball 2c3 was read empty at P(empty) 1.00, confirmed by the white base ball
+    1c4 below it seen through it, and 3b2 and 4a1 were emptied on it: three confident wrong
+    readings, found by a whole ``make bench`` run. 1c4 is read white at P(ball) 0.988 only
+    (``light_ball``, since 2026-12-02; unknown before): a ball so read judges no other wood,
+    and now confirms no empty place above it that looks as it is read."""
+    sc, image = frame_in_look(PYRAMID, 2600473, "soft-light")
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert sc.cells["1c4"] == "W" and result.observation.cells["1c4"] == "W"
+    assert result.probabilities["1c4"][1] < Thresholds().ball
+    for place in ("2c3", "3b2", "4a1"):
+        assert sc.cells[place] != "." and result.observation.cells[place] == "?", (place, result.details[place])
+    assert "nothing it would show is seen" in result.details["2c3"]
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+    monkeypatch.setattr("vision.recognize_through._light_unsure", lambda r, th: False)
+    before = Recognizer(PYRAMID, sc.game).read(image).observation.cells
+    assert before["2c3"] == before["3b2"] == before["4a1"] == "."
+
+
 def test_an_empty_place_seen_through_to_one_colour_under_a_likely_ball_is_unknown():
     """Seed 3700339 through its random webcam (strong vignetting and contrast, 640x480): a
     light wooden level-2 ball was read empty at P(empty) 0.994. The view through the place

@@ -279,6 +279,28 @@ def test_bare_borders_in_glare_judged_against_the_margin_are_not_read_white(monk
     assert [blind[cell][1] for cell in ("c7", "d7", "f8", "e9", "f9")] == ["w"] * 5
 
 
+def test_a_place_over_a_ball_of_its_colour_is_not_confirmed_where_two_balls_below_look_unlike_themselves():
+    """Fresh path traced 8310027 (Sparks, 640x480, a full pyramid seen small) under glare,
+    through its webcam: the white ball 3b2 was read empty at P(empty) 1.00, confirmed by the
+    white ball 2c3 below it, seen through it on 22 samples (a white ball at 3b2 looks as 2c3
+    does), and the black top ball 4a1 resting on it was read empty with it. The red balls
+    2c2 and 2b3, which an empty 3b2 would show too, look there 1.33 and 1.79 apart in
+    chromaticity from themselves beside it: over ``unlike_chroma`` (1.2; at 1.5, as it
+    was, 2c2 passed), both are unlike themselves, and 3b2 and 4a1 are ``?``."""
+    seed = 8_310_027
+    board, sc, image = _glaring(seed)
+    image = after_look(image, "webcam", seed)
+    result = Recognizer(board, sc.game).read(image)
+    counts: Counter = Counter()
+    assert score(dict(result.observation.cells), sc.cells, counts) == [], result.details
+    for place in ("3b2", "4a1"):
+        assert sc.cells[place] in "WB" and result.observation.cells[place] == "?"
+        assert "2c2 and 2b3 would show through it, but look there unlike themselves" in result.details[place], \
+            result.details[place]
+    before = Recognizer(board, sc.game, thresholds=Thresholds(unlike_chroma=1.5)).read(image).observation.cells
+    assert before["3b2"] == "." and before["4a1"] == "."
+
+
 def test_light_balls_under_glare_read_stained_through_jpeg_are_unknown():
     """Fresh path traced 8300077 (Pylos, 640x480) under glare (``Room.with_glare``: the
     varnished plate mirrors a lamp into the lens), through JPEG at the benchmark's quality

@@ -372,10 +372,17 @@ class Thresholds:
     #: below it (4300908) showed a white ball there 5.0 darker than beside, and a red one
     #: 2.9 less red at -3.1. One ball alone is not enough: at a boundary between two balls
     #: of other colours a pose a pixel off puts one's samples on the other: on 5,000 of the
-    #: benchmark's frames one ball so met 63 empty places read right, two met 4
+    #: benchmark's frames one ball so met 63 empty places read right, two met 4.
+    #: ``unlike_chroma`` was 1.5 until 2026-12-04's sixth session: through a webcam, a white
+    #: level-3 ball over a white one was confirmed empty at P(empty) 1.00, the black top
+    #: ball emptied on it, while the red balls 2c2 and 2b3 it would also show looked there
+    #: 1.33 and 1.79 apart from themselves beside it (path traced 8310027 under glare). Of
+    #: the 3,822 empty places above the base read right on 950 path traced frames (five
+    #: looks), 1.2 doubts 2 more; of 736 reads of the benchmark's rendered frames (seeds
+    #: 2,600,000 on, six looks) none changed
     unlike_balls: int = 2
     unlike_level: float = 3.0
-    unlike_chroma: float = 1.5
+    unlike_chroma: float = 1.2
     unlike_dark: float = -3.5
     #: a ball above the base read at P(ball) under ``upper_ball`` is unknown when
     #: ``alike_below`` or more of its samples would, with the place empty, show a lower ball

@@ -26,6 +26,7 @@ import numpy as np
 from .recognize_colour import distance, quantile
 from .recognize_features import DARK, Colours, in_view, percentiles
 from .recognize_pyramid import Geometry, Layout
+from .recognize_reading import LIGHT
 
 if TYPE_CHECKING:
     from .recognize_reading import Reading
@@ -98,7 +99,10 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     fewer than ``th.through_few_alike`` where one of those balls looks as its reading says
     on all the place's samples: a ball of its colour at the place would look so (a stained
     level-2 ball read empty at P(empty) 1.00 was confirmed by its own pixels, taken for the
-    stained ball below it seen through it)."""
+    stained ball below it seen through it). Nor does a white or light wooden ball read at
+    ``th.light_ball`` only (:func:`_light_unsure`) where the place as a whole looks as it is
+    read: a white base ball read so confirmed the white ball above it empty (2600473 under
+    a soft light)."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     for i in sorted(out, key=lambda j: layout.levels[j]):
@@ -107,9 +111,12 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             continue
         seen, top, nearest = through(layout, geo, i, inside, maybe, sight.view[i])
         met = np.flatnonzero(nearest.sum(axis=0) >= th.through_count)
-        shown = [int(j) for j in met if out[int(j)].code not in "?."]
-        why = "empty?, nothing it would show is seen there"
         col = sight.colours.at(i).at(seen)
+        shown = [int(j) for j in met if out[int(j)].code not in "?."]
+        if any(_light_unsure(out[j], th) for j in shown):  # the place itself may be such a ball
+            whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
+            shown = [j for j in shown if not (_light_unsure(out[j], th) and _as_read(out[j], whole, th))]
+        why = "empty?, nothing it would show is seen there"
         gap = _gap_colour(col, top == 0, th)
         if gap is not None:
             why = f"empty?, the gap between the balls below looks coloured ({gap:.1f})"
@@ -173,6 +180,13 @@ def plate_between(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
             out[i] = _doubt(r, f"ball?, where it would show the plate between the balls below it shows the plate's "
                                f"tint ({near[k]:.2f} from it, {far:.2f} from this frame's other balls read {r.code})")
     return out
+
+
+def _light_unsure(r: Reading, th: Thresholds) -> bool:
+    """Whether ``r`` is a white or light wooden ball read at ``th.light_ball`` only (under
+    ``th.ball``): as it judges no other wood, it confirms no empty place above it that
+    looks as it is read (a ball of its colour there would look so)."""
+    return r.code in LIGHT and r.p[1] < th.ball and bool(r.colour)
 
 
 def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: list[int], unknown: list[int],
