@@ -1093,6 +1093,44 @@ def test_a_black_ball_far_lighter_than_the_others_is_unknown():
             if i} == {1: "B", 2: "B", 3: "B", 4: "B"}  # the others stay read
 
 
+def test_a_black_ball_far_lighter_and_redder_than_the_darkest_is_unknown():
+    """Red balls deep in an arm's shadow read black, three of them beside two black balls:
+    the medians ``odd_black`` goes by are theirs, but each is far lighter and redder (log
+    red/green) than the darkest black ball. Levels as ``Batch.colour`` gives them (level,
+    q90, rg, bg, red, outside), from 2602795."""
+    def black(level: float, rg: float) -> Reading:
+        return Reading("B", "seen", colour=(level, level + 0.5, rg, 0.1, 0.3, 0.0), seen=1.0)
+
+    frame = {0: black(-3.03, 0.13), 1: black(-3.01, 0.24), 2: black(-2.90, 0.22),
+             3: black(-5.26, -3.17), 4: black(-5.68, -3.17)}
+    codes = {i: r.code for i, r in odd_black(frame, Thresholds()).items()}
+    assert codes == {0: "?", 1: "?", 2: "?", 3: "B", 4: "B"}
+    assert "redder (log red/green) than this frame's darkest black ball" in odd_black(frame, Thresholds())[0].why
+    lit = frame | {0: black(-3.03, -1.50)}  # as light, but of the darkest one's colour: a lit black ball
+    assert odd_black(lit, Thresholds())[0].code == "B"
+    dim = frame | {0: black(-4.0, 0.13)}  # as red, but 1.68 lighter only
+    assert odd_black(dim, Thresholds())[0].code == "B"
+
+
+def test_red_balls_in_an_arms_shadow_are_not_read_black():
+    """The benchmark's seed 2602795 (Sparks, 1280x720, an arm over the pyramid): 1b1 and
+    2b1, red balls in the arm's shadow, were read black at P(ball) 0.99-1.00, found by a
+    whole ``make bench`` run. Two black base balls, read at ``dark_ball``, judge no other
+    ball in ``odd_black``; the darkest of them tells the red ones apart."""
+    sc, image = frame_in_look(PYRAMID, 2602795, "plain")
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    for place in ("1b1", "2b1"):
+        assert sc.cells[place] == "R" and result.observation.cells[place] == "?", (place, result.details[place])
+        assert "may be a red ball in shadow" in result.details[place]
+    assert sc.cells["1a1"] == sc.cells["1c1"] == "B"
+    assert result.observation.cells["1a1"] == result.observation.cells["1c1"] == "B"
+    c = tally([(result, sc.cells)])
+    assert c["frames"] == 1 and c["wrong"] == 0, c
+    before = Recognizer(PYRAMID, sc.game, thresholds=replace(Thresholds(), red_in_shade=(9.0, 9.0))).read(image)
+    before = before.observation.cells
+    assert before["1b1"] == before["2b1"] == "B"
+
+
 def test_a_red_ball_seen_little_darker_and_less_red_than_the_others_is_unknown():
     """A black ball partly hidden among red ones takes on their red in the blur and JPEG but
     stays darker than they are; shade makes a red ball darker, but as red. Levels and

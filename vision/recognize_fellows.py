@@ -74,7 +74,26 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
         if apart is not None and -apart[1] >= th.odd_black:
             out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
                              "a white ball in shadow", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+        elif (shaded := _red_in_shade(r, i, blacks, th)) is not None:
+            out[i] = Reading("?", f"black?, but {shaded[0]:.2f} lighter and {shaded[1]:.2f} redder (log red/green) "
+                             "than this frame's darkest black ball: may be a red ball in shadow", r.p, r.shares,
+                             seen=r.seen, colour_only=_sure(r, th))
     return out
+
+
+def _red_in_shade(r: Reading, i: int, blacks: dict[int, Reading], th: Thresholds) -> tuple[float, float] | None:
+    """How much lighter (log level) and redder (log red/green) ball ``r`` (position ``i``)
+    is than the darkest of the frame's other balls read black, ``blacks``, where both reach
+    ``th.red_in_shade``; else None. A red ball in a deep shadow (an arm's, over the
+    pyramid) is dark enough to read black, and where three such balls are read black
+    beside two black ones, the medians :func:`odd_black` takes are theirs; the darkest
+    black ball is not, whatever its P(ball)."""
+    others = [b.colour for j, b in blacks.items() if j != i]
+    if not others:
+        return None
+    darkest = min(others, key=lambda c: c[0])
+    lighter, redder = r.colour[0] - darkest[0], r.colour[2] - darkest[2]
+    return (lighter, redder) if lighter >= th.red_in_shade[0] and redder >= th.red_in_shade[1] else None
 
 
 def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:

@@ -313,6 +313,14 @@ class Thresholds:
     #: plain row's other 2,000 frames it doubts one, a lit black ball 2.15 above fellows two of
     #: which stand in the pyramid's shadow (2601526)
     odd_black: float = 2.0
+    #: a ball read black this much lighter (log level) and redder (log red/green) than the
+    #: frame's darkest other black ball is unknown (:func:`odd_black`): three red balls
+    #: in an arm's shadow read black were 2.63-2.79 lighter and 3.30-3.42 redder (2602795,
+    #: plain, shadow and cast-drift looks). Of the 28,824 black balls read right beside
+    #: another on Sparks frames (the benchmark's seeds in six looks, path traced frames in
+    #: five), none reaches both: 4.67 lighter at 0.27 redder, 3.87 redder and darker, 1.89
+    #: lighter at 2.07 redder, 2.41 at 1.70 (docs/vision.md)
+    red_in_shade: tuple[float, float] = (2.0, 2.0)
     #: a ball above the base, of any colour, showing less of itself than this, in line with a
     #: lower ball behind it that may be of its colour, may be that ball seen through an empty
     #: place (:func:`lookalikes`): a margin over ``upper_share``, which such places reached
