@@ -53,6 +53,9 @@ NOISE_LEVELS = 12.0
 #: bright as the table, seen beyond the halo on the outer ring alone)
 PLATE_HALO_PX = 6.0
 HALO_LEVEL = 1.5
+#: the table's colour drifting across the ring is taken as its colour where the drift
+#: reaches this many times the samples' distance from it (:func:`table_trend`)
+DRIFT_OVER_NOISE = 4.0
 #: an arm crosses every ring of the band: a run counts where another ring in view within
 #: this distance (mm) has a run too
 AGREE_MM = 20.0
@@ -103,13 +106,18 @@ def band_points(board: Board) -> list[np.ndarray]:
     return rings
 
 
-def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None,
+             points: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Samples of one ring foreign to the table, in runs of three along it (it wraps), and
     those that can tell neither way: beside the plate's outline (``halo``,
-    :func:`plate_halo`), off the table's colour but not its brightness."""
+    :func:`plate_halo`), off the table's colour but not its brightness. With the samples'
+    board ``points`` (N x 2 mm), the table's colour is the ring's trend across the board
+    (:func:`table_trend`), not one colour."""
     lum = luminance(rgb)
     chroma = log_chroma(rgb)
     ref = quantile(chroma[inside], 50)
+    if points is not None:
+        ref = table_trend(chroma, points, inside, ref)
     ref_lum = float(quantile(lum[inside], 50))
     dist = distance(*(chroma - ref).T)
     spread = float(quantile(dist[inside], 75))
@@ -125,6 +133,29 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None
         return in_runs(foreign), np.zeros(len(foreign), dtype=bool)
     shows = in_runs(foreign & (~halo | bright | (lum > HALO_LEVEL * ref_lum) | (lum * HALO_LEVEL < ref_lum)))
     return shows, in_runs(foreign) & ~shows
+
+
+def table_trend(chroma: np.ndarray, points: np.ndarray, inside: np.ndarray, median: np.ndarray) -> np.ndarray:
+    """The table's chromaticity at each sample (N x 2) where the ring's colour drifts across
+    the board far beyond its noise; else its ``median``. The trend is a plane over the
+    board fitted to the samples ``inside``, again to the three quarters of them nearest
+    the first fit, so that an arm crossing the ring does not pull it; it is taken where it
+    reaches :data:`DRIFT_OVER_NOISE` times the distance three quarters of the samples lie
+    from it. A room's white balance drifting across the frame (a warm lamp one side, a
+    window the other) parts the table's colour by 0.3-0.5 across the ring, which as one
+    colour's spread hid an arm of skin 0.4-0.5 off it (path traced 7000115 in the
+    cast-drift look: the trend reaches 0.47, its samples lie within 0.06 of it). A dim
+    webcam's noise on a dark table fits planes too, reaching at most 2.1 times its
+    samples' distance from them (tests/test_hands.py's dark tables)."""
+    design = np.column_stack([np.ones(len(points)), points / 100.0])
+    use = inside.copy()
+    for _ in range(2):
+        coef = np.linalg.lstsq(design[use], chroma[use], rcond=None)[0]
+        fit = design @ coef
+        off = distance(*(chroma - fit).T)
+        use = inside & (off <= quantile(off[inside], 75))
+    reach = float(distance(*(fit[inside] - median).T).max())
+    return fit if reach >= DRIFT_OVER_NOISE * float(quantile(off[inside], 75)) else median
 
 
 def in_runs(foreign: np.ndarray) -> np.ndarray:
@@ -198,7 +229,7 @@ def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: 
         shown = ~hidden[start:start + len(pts)] if hidden is not None else True
         near = halo[start:start + len(pts)] if halo is not None else None
         start += len(pts)
-        foreign, unsure = _foreign(rgb, inside, near) if inside.sum() >= 12 else (np.zeros(len(pts), dtype=bool),) * 2
+        foreign, unsure = _foreign(rgb, inside, near, pts[:, :2]) if inside.sum() >= 12 else (np.zeros(len(pts), dtype=bool),) * 2
         seen.append(pts[inside & ~unsure, :2])
         runs.append(pts[foreign & shown, :2])
     crossings = []
