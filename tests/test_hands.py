@@ -16,8 +16,7 @@ from vision.pose import Pose, estimate_pose
 from vision.recognize import Recognizer
 from vision.recognize_colour import log_chroma, to_linear
 from vision.recognize_hands import (HALO_LEVEL, PLATE_HALO_PX, _foreign, band_hidden, band_points, find_hands,
-                                    table_trend,
-                                    hidden_by_balls, near_polygon, plate_halo)
+                                    hidden_by_balls, near_polygon, plate_halo, table_trend)
 from vision.recognize_pyramid import Geometry, Layout
 from vision.recognize_train import frame_in_look
 from vision.render import Camera, Lighting, random_hand, render
@@ -93,7 +92,8 @@ def test_a_rooms_colour_cast_drifting_across_the_table_hides_no_arm():
     """A white balance drifting across the frame (a warm lamp one side, a window the
     other) parts the table's chromaticity by 0.5 across the ring: taken as one colour, its
     spread lets an arm of skin 0.4 redder than the table beside it pass for table (path
-    traced 7000115 in the cast-drift look). The table's trend across the board is its colour at each sample."""
+    traced 7000115 in the cast-drift look). The table's trend across the board is its
+    colour at each sample."""
     ring = band_points(PYRAMID)[1]
     points = ring[:, :2]
     levels = np.tile([150.0, 130.0, 110.0], (len(ring), 1))
@@ -102,7 +102,7 @@ def test_a_rooms_colour_cast_drifting_across_the_table_hides_no_arm():
     span = points[:, 0] / np.ptp(points[:, 0])  # -0.5 to 0.5 across the ring, left to right
     rgb[:, 0] *= np.exp(0.5 * span)  # red/green 0.5 apart from one side to the other
     rgb[:, 2] *= np.exp(-0.3 * span)
-    arm = slice(20, 30)  # near the near side's middle: 0.24-0.38 from the ring's median, inside the 0.5 its spread allows
+    arm = slice(20, 30)  # near side, middle: 0.24-0.38 from the ring's median, inside the 0.5 its spread allows
     rgb[arm, 0] *= math.exp(0.4)
     inside = np.ones(len(ring), dtype=bool)
     foreign, _ = _foreign(rgb, inside, points=points)

@@ -229,7 +229,10 @@ def find_hands(image: np.ndarray, pose: Pose, rings: list[np.ndarray], patches: 
         shown = ~hidden[start:start + len(pts)] if hidden is not None else True
         near = halo[start:start + len(pts)] if halo is not None else None
         start += len(pts)
-        foreign, unsure = _foreign(rgb, inside, near, pts[:, :2]) if inside.sum() >= 12 else (np.zeros(len(pts), dtype=bool),) * 2
+        if inside.sum() >= 12:
+            foreign, unsure = _foreign(rgb, inside, near, pts[:, :2])
+        else:
+            foreign = unsure = np.zeros(len(pts), dtype=bool)
         seen.append(pts[inside & ~unsure, :2])
         runs.append(pts[foreign & shown, :2])
     crossings = []
