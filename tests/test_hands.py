@@ -111,6 +111,7 @@ def test_a_rooms_colour_cast_drifting_across_the_table_hides_no_arm():
     assert not foreign[arm].any()
     chroma = log_chroma(rgb)
     trend = table_trend(chroma, points, inside, np.median(chroma, axis=0))
+    assert trend is not None
     assert np.abs(np.delete(chroma - trend, np.r_[arm], axis=0)).max() < 0.05
 
 

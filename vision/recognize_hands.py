@@ -123,7 +123,7 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None
     spread = float(quantile(dist[inside], 75))
     if points is not None and NOISE_FACTOR * spread > FOREIGN_CHROMA:  # only a wide spread hides an arm
         trend = table_trend(chroma, points, inside, ref)
-        if trend is not ref:
+        if trend is not None:
             dist = distance(*(chroma - trend).T)
             spread = float(quantile(dist[inside], 75))
     limit = min(max(FOREIGN_CHROMA, NOISE_FACTOR * spread), FOREIGN_CAP)
@@ -140,27 +140,27 @@ def _foreign(rgb: np.ndarray, inside: np.ndarray, halo: np.ndarray | None = None
     return shows, in_runs(foreign) & ~shows
 
 
-def table_trend(chroma: np.ndarray, points: np.ndarray, inside: np.ndarray, median: np.ndarray) -> np.ndarray:
+def table_trend(chroma: np.ndarray, points: np.ndarray, inside: np.ndarray, median: np.ndarray) -> np.ndarray | None:
     """The table's chromaticity at each sample (N x 2) where the ring's colour drifts across
-    the board far beyond its noise; else its ``median``. The trend is a plane over the
-    board fitted to the samples ``inside``, again to the three quarters of them nearest
-    the first fit, so that an arm crossing the ring does not pull it; it is taken where it
-    reaches :data:`DRIFT_OVER_NOISE` times the distance three quarters of the samples lie
-    from it. A room's white balance drifting across the frame (a warm lamp one side, a
+    the board far beyond its noise; else None. The trend is a plane over the board fitted to
+    the samples ``inside``, again to the three quarters of them nearest the first fit, so
+    that an arm crossing the ring does not pull it; it is taken where it reaches (away from
+    the ring's ``median``) :data:`DRIFT_OVER_NOISE` times the distance three quarters of
+    the samples lie from it. A room's white balance drifting across the frame (a warm lamp one side, a
     window the other) parts the table's colour by 0.3-0.5 across the ring, which as one
     colour's spread hid an arm of skin 0.4-0.5 off it (path traced 7000115 in the
     cast-drift look: the trend reaches 0.47, its samples lie within 0.06 of it). A dim
     webcam's noise on a dark table fits planes too, reaching at most 2.1 times its
     samples' distance from them (tests/test_hands.py's dark tables)."""
     design = np.column_stack([np.ones(len(points)), points / 100.0])
-    use = inside.copy()
+    use = inside
     for _ in range(2):
         coef = np.linalg.lstsq(design[use], chroma[use], rcond=None)[0]
         fit = design @ coef
         off = distance(*(chroma - fit).T)
         use = inside & (off <= quantile(off[inside], 75))
     reach = float(distance(*(fit[inside] - median).T).max())
-    return fit if reach >= DRIFT_OVER_NOISE * float(quantile(off[inside], 75)) else median
+    return fit if reach >= DRIFT_OVER_NOISE * float(quantile(off[inside], 75)) else None
 
 
 def in_runs(foreign: np.ndarray) -> np.ndarray:
