@@ -44,12 +44,13 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .recognize_colour import LUMA, pixels_at, to_linear
-from .recognize_features import NAMES, Batch, Colours, in_view, measure_level, plate_shade
-from .recognize_fellows import dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, wood_in_hollow
+from .recognize_features import NAMES, Batch, Colours, in_view, measure_level, plate_shade, plate_tint_at, ring_plate
+from .recognize_fellows import (dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, white_in_hollow,
+                                wood_in_hollow)
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
-from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WOODEN, Reading
+from .recognize_reading import DARK_LETTERS, HIDDEN, LIGHT, RED, WHITE, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 from .recognize_through import (Sight, beneath_doubt, looks_itself_not_as, plate_between, shows_below, through,
                                  unconfirmed)
@@ -237,6 +238,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         closeness = np.where(clear, 0.0, closeness)
     readings: dict[int, Reading] = {}
     hollows: dict[int, np.ndarray] = {}  # the tint of each base hollow read empty
+    shaded: dict[int, float] = {}  # ... and its level, where in shade
     white = math.log(1.0 / max(float(plate @ LUMA), 1e-6))  # 8-bit 255's level: the camera clips there
 
     def measure(rows: np.ndarray, above: np.ndarray) -> tuple[Batch, np.ndarray]:
@@ -282,13 +284,18 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
             maybe[i] = reading.code != "."
             if reading.code == "." and levels[i] == 1:
                 hollows[i] = batch.colour[j, 2:4]
+                if batch.colour[j, 0] < th.shade_level:
+                    shaded[i] = float(batch.colour[j, 0])
     base = {i for i in readings if levels[i] == 1}
+    ring = ring_plate(geo, lin, inside, maybe, plate)  # the plate round the base, for the two rules below
     if "B" in letters or "D" in letters:
-        readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate), th, base)
+        readings = dark_in_shade(readings, plate_shade(geo, lin, inside, maybe, plate, ring), th, base)
     if "B" in letters:
         readings = odd_black(readings, th)
     if WOODEN in letters:
         readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th), hollows, th)
+    if WHITE in letters and shaded:
+        readings = white_in_hollow(readings, hollows, {i: plate_tint_at(ring, v) for i, v in shaded.items()}, th)
     readings = slivers(layout, geo, readings, maybe, th)
     if RED in letters:  # after slivers, which leave the balls resting on one read
         readings = odd_red(readings, th, base)

@@ -81,17 +81,42 @@ SHADE_SHARE = 2.0
 SHADE_SAMPLES = 50
 
 
-def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray) -> float:
-    """How dark the plate's deepest shade round the base is in this frame (log, relative to
-    the lit plate): the darkest :data:`SHADE_SHARE` per cent of the ring's samples that
-    show the plate's colour (lit, or tinted by the sky) and no ball that may be present;
-    -inf when too few are seen."""
+def ring_plate(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray) -> Colours:
+    """The samples of the ring round the base that show the plate's colour (lit, or tinted
+    by the sky) and no ball that may be present: the plate as this frame's light and shade
+    show it."""
     ok = inside[geo.ring] & ~geo.ring_hidden[:, maybe].any(axis=1)
     col = Colours.of(lin[geo.ring[ok]], plate)
-    plate_like = col.plate_chroma()
-    if plate_like.sum() < SHADE_SAMPLES:
+    return col.at(col.plate_chroma())
+
+
+def plate_shade(geo: Geometry, lin: np.ndarray, inside: np.ndarray, maybe: np.ndarray, plate: np.ndarray,
+                ring: Colours | None = None) -> float:
+    """How dark the plate's deepest shade round the base is in this frame (log, relative to
+    the lit plate): the darkest :data:`SHADE_SHARE` per cent of :func:`ring_plate`'s samples
+    (``ring``, if worked out already); -inf when too few are seen."""
+    if ring is None:
+        ring = ring_plate(geo, lin, inside, maybe, plate)
+    if len(ring.level) < SHADE_SAMPLES:
         return -math.inf
-    return float(quantile(col.level[plate_like], SHADE_SHARE))
+    return float(quantile(ring.level, SHADE_SHARE))
+
+
+#: the plate's tint at a brightness: from :func:`ring_plate`'s samples within this of it
+#: (log), and no fewer than :data:`TINT_SAMPLES` of them
+TINT_WIDTH = 0.4
+TINT_SAMPLES = 20
+
+
+def plate_tint_at(ring: Colours, level: float) -> np.ndarray | None:
+    """The plate's median tint (log red/green, blue/green, relative to the lit plate's) where
+    the ring round the base is as bright as ``level``: the tint an empty hollow that dark
+    shows, for the light that makes the plate so dark tints it too (a blue sky, or light
+    thrown back by the plate); None where too few of the ring's samples are that bright."""
+    near = np.abs(ring.level - level) < TINT_WIDTH
+    if near.sum() < TINT_SAMPLES:
+        return None
+    return np.array([float(np.median(ring.rg[near])), float(np.median(ring.bg[near]))])
 
 
 def blocked(by: np.ndarray, maybe: np.ndarray) -> np.ndarray:

@@ -14,7 +14,7 @@ from typing import Collection, Sequence
 import numpy as np
 
 from .recognize_pyramid import Layout
-from .recognize_reading import RED, WOODEN, Reading
+from .recognize_reading import RED, WHITE, WOODEN, Reading
 from .recognize_thresholds import Thresholds
 
 #: the plate's own tint: every tint (log red/green and blue/green) is measured from it
@@ -166,6 +166,39 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
                     f"its tint {plate:.2f} from the plate's and {fellow:.2f} from this frame's light wooden balls', "
                     f"which are {apart:.2f} from it")
             out[i] = replace(r, code="?", why=f"unsure, P(empty) {r.p[0]:.3f} only, and {told}")
+    return out
+
+
+def white_in_hollow(readings: dict[int, Reading], hollows: dict[int, np.ndarray],
+                    shades: dict[int, np.ndarray | None], th: Thresholds) -> dict[int, Reading]:
+    """A base hollow read empty in shade whose tint (``hollows``, as in
+    :func:`wood_in_hollow`) leans from the plate's in that shade (``shades``: the tint of the
+    plate round the base where it is as dark, :func:`~.recognize_features.plate_tint_at`)
+    toward this frame's white balls' (their median; each read at P(ball) ``th.ball``),
+    ``th.hollow_white`` of the way or more, is unknown: its tint projected on the line from
+    the one to the other. A hollow shows the plate's wood, and the light that shades it
+    tints the plate round it alike; a white ball in an arm's soft shadow, lit by the light
+    the plate throws back, takes much of the plate's tint and barely shows its shading
+    (2600284 1a4 under a soft light: read empty at P(empty) 1.00, its tint a quarter of the
+    way to its fellows'). Not where theirs lies under ``th.white_apart`` from the shaded
+    plate's: there a lean is noise; nor where the plate round the base is nowhere that dark."""
+    whites = [r.colour[2:4] for r in readings.values() if r.code == WHITE and r.colour and _judges(r, th)]
+    if not whites:
+        return readings
+    usual = median_tint(whites)
+    out = dict(readings)
+    for i, tint in hollows.items():
+        r, shade = out[i], shades.get(i)
+        if r.code != "." or shade is None:
+            continue
+        toward = usual - shade
+        span = float(toward @ toward)
+        if span < th.white_apart ** 2:
+            continue
+        lean = float((tint - shade) @ toward) / span
+        if lean >= th.hollow_white:
+            out[i] = replace(r, code="?", why=f"empty?, its tint {lean:.2f} of the way from the plate's in its shade to "
+                             "this frame's white balls': a white ball in shade, lit by the plate, would look so")
     return out
 
 

@@ -166,6 +166,17 @@ class Thresholds:
     #: empty hollows read right with such fellows on the benchmark's 6,000 frames, the
     #: nearest to them was 0.145 nearer them than the plate
     hollow_wood: float = 0.2
+    #: a base hollow read empty in shade (under ``shade_level``) whose tint lies
+    #: ``hollow_white`` or more of the way from the plate's in that shade to the median of
+    #: this frame's white balls (read at P(ball) ``ball``) is unknown, where theirs lies
+    #: ``white_apart`` or more from that plate's (:func:`white_in_hollow`): a white base ball
+    #: in an arm's soft shadow was read empty at P(empty) 1.00, 0.25 of the way (2600284 1a4).
+    #: Of the 83 hollows read empty in shade with white fellows on mid-move Sparks frames
+    #: (1,871 fresh ones, seeds 8,300,000 on in seven looks, and the benchmark's 451) the
+    #: most leaned 0.128; measured from the lit plate's tint instead, three in a blue shadow
+    #: leaned 0.18-0.21
+    hollow_white: float = 0.15
+    white_apart: float = 0.15
     #: where light wooden balls are played, a base hollow is read empty from P(empty)
     #: ``tinted_empty`` (not ``base_empty``) where its tint lies ``hollow_plate`` or more
     #: nearer the plate's than the median of the frame's light wooden base balls (seen
