@@ -65,7 +65,10 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
     """A ball read black far lighter than this frame's other balls read black is unknown: a
     white ball deep in the shadow of its neighbours falls into black's band of brightness
     while staying well above the black balls themselves. (Black balls lit and in shadow
-    differ too, by up to 2.15 on the benchmark: a thin margin, Thresholds.odd_black.)"""
+    differ too, by up to 2.15 on the benchmark: a thin margin, Thresholds.odd_black.) One
+    mostly hidden need be lighter by less (``th.odd_black_seen``): of a white ball a third in
+    view, only the sliver deep between its neighbours shows, and that little is darker
+    still."""
     blacks = {i: r for i, r in readings.items() if r.code == "B" and r.colour}
     judges = {i: r for i, r in blacks.items() if _judges(r, th)}
     out = dict(readings)
@@ -74,6 +77,10 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
         if apart is not None and -apart[1] >= th.odd_black:
             out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
                              "a white ball in shadow", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+        elif apart is not None and r.seen < th.odd_black_seen[0] and -apart[1] >= th.odd_black_seen[1]:
+            out[i] = Reading("?", f"black?, but {r.seen:.0%} of it in view and {-apart[1]:.2f} lighter than this "
+                             "frame's other black balls: may be a white ball deep between its neighbours", r.p,
+                             r.shares, seen=r.seen, colour_only=_sure(r, th))
         elif (shaded := _red_in_shade(r, i, blacks, th)) is not None:
             out[i] = Reading("?", f"black?, but {shaded[0]:.2f} lighter and {shaded[1]:.2f} redder (log red/green) "
                              "than this frame's darkest black ball: may be a red ball in shadow", r.p, r.shares,
