@@ -170,7 +170,7 @@ class Thresholds:
     #: ``hollow_white`` or more of the way from the plate's in that shade to the median of
     #: this frame's white balls (read at P(ball) ``ball``) is unknown, where theirs lies
     #: ``white_apart`` or more from that plate's (:func:`white_in_hollow`): a white base ball
-    #: in an arm's soft shadow was read empty at P(empty) 1.00, 0.25 of the way (2600284 1a4).
+    #: in an arm's soft shadow was read empty at P(empty) 1.00, 0.24 of the way (2600284 1a4).
     #: Of the 83 hollows read empty in shade with white fellows on mid-move Sparks frames
     #: (1,871 fresh ones, seeds 8,300,000 on in seven looks, and the benchmark's 451) the
     #: most leaned 0.128; measured from the lit plate's tint instead, three in a blue shadow
