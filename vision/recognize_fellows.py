@@ -75,16 +75,15 @@ def odd_black(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading
     for i, r in blacks.items():
         apart = _against_fellows(r, i, judges)
         if apart is not None and -apart[1] >= th.odd_black:
-            out[i] = Reading("?", f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: may be "
-                             "a white ball in shadow", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"black?, but {-apart[1]:.2f} lighter than this frame's other black balls: "
+                                   "may be a white ball in shadow", th)
         elif apart is not None and r.seen < th.odd_black_seen[0] and -apart[1] >= th.odd_black_seen[1]:
-            out[i] = Reading("?", f"black?, but {r.seen:.0%} of it in view and {-apart[1]:.2f} lighter than this "
-                             "frame's other black balls: may be a white ball deep between its neighbours", r.p,
-                             r.shares, seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"black?, but {r.seen:.0%} of it in view and {-apart[1]:.2f} lighter than "
+                                   "this frame's other black balls: may be a white ball deep between its neighbours",
+                                   th)
         elif (shaded := _red_in_shade(r, i, blacks, th)) is not None:
-            out[i] = Reading("?", f"black?, but {shaded[0]:.2f} lighter and {shaded[1]:.2f} redder (log red/green) "
-                             "than this frame's darkest black ball: may be a red ball in shadow", r.p, r.shares,
-                             seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"black?, but {shaded[0]:.2f} lighter and {shaded[1]:.2f} redder (log "
+                                   "red/green) than this frame's darkest black ball: may be a red ball in shadow", th)
     return out
 
 
@@ -204,8 +203,8 @@ def white_in_hollow(readings: dict[int, Reading], hollows: dict[int, np.ndarray]
             continue
         lean = float((tint - shade) @ toward) / span
         if lean >= th.hollow_white:
-            out[i] = replace(r, code="?", why=f"empty?, its tint {lean:.2f} of the way from the plate's in its shade to "
-                             "this frame's white balls': a white ball in shade, lit by the plate, would look so")
+            out[i] = replace(r, code="?", why=f"empty?, its tint {lean:.2f} of the way from the plate's in its shade "
+                             "to this frame's white balls': a white ball in shade, lit by the plate, would look so")
     return out
 
 
@@ -245,31 +244,29 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
         apart = _against_fellows(r, i, judges)
         if (r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder
                 and apart is not None and -apart[1] >= th.stained_lighter):
-            out[i] = Reading("?", f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls read "
-                             f"light wood ({light_red:.2f}), and {-apart[1]:.2f} lighter than its other dark "
-                             "wooden balls: a light wooden ball in shade keeps their tint", r.p, r.shares, seen=r.seen,
-                             colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls "
+                                   f"read light wood ({light_red:.2f}), and {-apart[1]:.2f} lighter than its other "
+                                   "dark wooden balls: a light wooden ball in shade keeps their tint", th)
             continue
         near = _tints_apart(r, i, judges, lit) if r.code == "D" else None
         if near is not None and near[0] < th.light_near and (
                 near[1] > th.light_tint * near[0] or (r.colour[1] > th.lit_top and near[1] > th.lit_tint * near[0])):
-            out[i] = Reading("?", f"dark wood?, but its tint is {near[0]:.2f} from this frame's light balls' and "
-                             f"{near[1]:.2f} from its other dark wooden balls' (its brightest tenth at "
-                             f"{r.colour[1]:.2f}): a light wooden ball in shade keeps its tint", r.p, r.shares,
-                             seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"dark wood?, but its tint is {near[0]:.2f} from this frame's light balls' "
+                                   f"and {near[1]:.2f} from its other dark wooden balls' (its brightest tenth at "
+                                   f"{r.colour[1]:.2f}): a light wooden ball in shade keeps its tint", th)
             continue
         levels = _levels_apart(r, i, judges) if r.code == "D" else None
         if levels is not None and levels[0] < th.level_near * levels[1]:
-            out[i] = Reading("?", f"dark wood?, but its level {r.colour[0]:.2f} lies {levels[0]:.2f} from this "
-                             f"frame's light wooden balls' and {levels[1]:.2f} from its other dark wooden balls': a "
-                             "light wooden ball in shade", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"dark wood?, but its level {r.colour[0]:.2f} lies {levels[0]:.2f} from "
+                                   f"this frame's light wooden balls' and {levels[1]:.2f} from its other dark wooden "
+                                   "balls': a light wooden ball in shade", th)
             continue
         bare = _tints_apart(r, i, judges, PLATE_TINT) if r.code == "D" and apart is not None else None
         if bare is not None and any(-apart[1] >= lighter and bare[1] >= tint * bare[0] for lighter, tint in
                                     ((th.plate_lighter, th.plate_tint), th.plate_near)):
-            out[i] = Reading("?", f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, and "
-                             f"its tint {bare[0]:.2f} from the plate's and {bare[1]:.2f} from theirs: a light wooden "
-                             "ball in shade keeps its tint", r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, "
+                                   f"and its tint {bare[0]:.2f} from the plate's and {bare[1]:.2f} from theirs: a "
+                                   "light wooden ball in shade keeps its tint", th)
             continue
         if apart is None:
             continue
@@ -288,7 +285,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
             else:
                 why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
                        "may be stained wood")
-            out[i] = Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, why, th)
     return out
 
 
@@ -310,9 +307,8 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
             continue
         less, darker = -apart[0], apart[1]
         if darker >= th.odd_red[0] and less >= th.odd_red[1]:
-            out[i] = Reading("?", f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red than this "
-                             "frame's other red balls: may be a black ball taking on their red", r.p, r.shares,
-                             seen=r.seen, colour_only=_sure(r, th))
+            out[i] = _colour_doubt(r, f"red?, {r.seen:.0%} in view, {darker:.2f} darker and {less:.2f} less red "
+                                   "than this frame's other red balls: may be a black ball taking on their red", th)
     return out
 
 
@@ -361,6 +357,12 @@ def _sure(r: Reading, th: Thresholds) -> bool:
     """Whether the model is sure of a ball at ``r`` (P(ball) ``th.ball``): a doubt about its
     colour alone then leaves a ball there (``Reading.colour_only``)."""
     return r.p[1] >= th.ball
+
+
+def _colour_doubt(r: Reading, why: str, th: Thresholds) -> Reading:
+    """Ball reading ``r`` made unknown for ``why``, a doubt about its colour: one the model
+    is sure of (:func:`_sure`) stays a ball to the support rules (``Reading.colour_only``)."""
+    return Reading("?", why, r.p, r.shares, seen=r.seen, colour_only=_sure(r, th))
 
 
 def _judges(r: Reading, th: Thresholds) -> bool:
