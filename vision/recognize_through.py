@@ -102,9 +102,23 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     stained ball below it seen through it). Nor does a white or light wooden ball read at
     ``th.light_ball`` only (:func:`_light_unsure`) where the place as a whole looks as it is
     read: a white base ball read so confirmed the white ball above it empty (2600473 under
-    a soft light)."""
+    a soft light). Nor does a ball that looks there nearer the frame's balls read in another
+    colour than its own reading (:func:`_shows_itself`): a ball of that colour at the place
+    would look so. The two woods lie about 2 apart in brightness, within
+    ``th.seen_through_level``: fresh path traced 8400046 (Pylos, through JPEG and a colour
+    cast), a stained level-2 ball read empty at P(empty) 0.99 was confirmed by the two light
+    wooden balls under it, which looked there 1.8-1.9 darker than beside it, as stained wood.
+    And where the place as a whole looks as a ball seen through it, one lower ball of
+    another colour that looks there as the frame's balls of that colour do, not as itself,
+    on ``th.through_few`` of its samples or more, leaves it unknown (:func:`_hidden_as`):
+    fresh path traced 8400097 (Sparks, through a webcam), a black level-2 ball read empty
+    at P(empty) 1.00 was confirmed by the three black balls under it, while the white ball
+    1d3 under it too looked there 2.45 darker than its reading, as the black balls do.
+    Unlike :func:`unlike_beside`, one ball is enough here: the place's own look already
+    speaks for the ball."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
+    fellows = _fellow_colours(readings, th)
     for i in sorted(out, key=lambda j: layout.levels[j]):
         sup = layout.supports[i]
         if not sup or out[i].code != "." or any(out[j].code == "." for j in sup):
@@ -124,10 +138,15 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             why = ("empty?, " + " and ".join(layout.names[j] for j in unlike) + " would show through it, but look "
                    "there unlike themselves beside it: a ball here would hide them")
         else:
-            seen_there = (j for j in shown if _looks_itself(out[j], col, nearest[:, j], th)
+            seen_there = (j for j in shown if _shows_itself(out[j], col, nearest[:, j], fellows, th)
                           and _itself_beside(geo, j, [i], out[j], th, sight.own(j)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
-            if first is not None:
+            hidden = _hidden_as(geo, i, met, nearest, col, out, first, fellows, th, sight) if first is not None else None
+            if hidden is not None:
+                why = (f"empty?, it looks as {layout.names[first]} seen through it ({out[first].code}), but "
+                       f"{layout.names[hidden]} ({out[hidden].code}) looks there as this frame's {out[first].code} "
+                       "balls do, not as itself beside it: such a ball here would hide it")
+            elif first is not None:
                 unknown = [int(j) for j in met if out[int(j)].code == "?"]
                 lean = _leaning_on(layout, out, i)
                 if not unknown and lean is None:
@@ -340,6 +359,69 @@ def shows_below(readings: dict[int, Reading], i: int, nearest: np.ndarray, sight
 def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
     """Whether a ball read by colour looks at the samples ``where`` as its reading says."""
     return bool(r.colour) and _as_read(r, _median_colour(col, where), th)
+
+
+def _fellow_colours(readings: dict[int, Reading], th: Thresholds) -> dict[str, tuple[float, float, float]]:
+    """Per colour read, the median brightness and chromaticity (log red/green, blue/green)
+    of the frame's balls read so at P(ball) ``th.ball`` or more (or with no probabilities)."""
+    seen: dict[str, list[tuple[float, float, float]]] = {}
+    for r in readings.values():
+        if r.colour and r.code not in "?.#" and not r.p[1] < th.ball:  # nan: no probabilities
+            seen.setdefault(r.code, []).append((r.colour[0], r.colour[2], r.colour[3]))
+    return {code: tuple(statistics.median(c[k] for c in cs) for k in range(3))  # type: ignore[misc]
+            for code, cs in seen.items()}
+
+
+def _shows_itself(r: Reading, col: Colours, where: np.ndarray, fellows: dict[str, tuple[float, float, float]],
+                  th: Thresholds) -> bool:
+    """Whether a ball read by colour looks at the samples ``where`` as its reading says
+    (:func:`_as_read`) and nearer its reading than the frame's balls read in any other
+    colour (``fellows``: :func:`_fellow_colours`), brightness and chromaticity each in units
+    of ``th.seen_through_level`` and ``th.seen_through_chroma``."""
+    if not r.colour:
+        return False
+    seen = _median_colour(col, where)
+    if not _as_read(r, seen, th):
+        return False
+    own = _apart(seen, _own_colour(r), th)
+    return all(_apart(seen, c, th) >= own for code, c in fellows.items() if code != r.code)
+
+
+def _own_colour(r: Reading) -> tuple[float, float, float]:
+    """Ball reading ``r``'s brightness and chromaticity, as :func:`_median_colour` gives them."""
+    return r.colour[0], r.colour[2], r.colour[3]
+
+
+def _apart(a: tuple[float, float, float], b: tuple[float, float, float], th: Thresholds) -> float:
+    """How far apart two median colours lie, brightness and chromaticity each in units of
+    ``th.seen_through_level`` and ``th.seen_through_chroma``."""
+    return math.hypot((a[0] - b[0]) / th.seen_through_level,
+                      math.hypot(a[1] - b[1], a[2] - b[2]) / th.seen_through_chroma)
+
+
+def _hidden_as(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, col: Colours,
+               readings: dict[int, Reading], first: int, fellows: dict[str, tuple[float, float, float]],
+               th: Thresholds, sight: Sight) -> int | None:
+    """A lower ball place ``i`` would show (``met``), read in another colour than ball
+    ``first`` seen through it, met by ``th.through_few`` of its samples or more, that looks
+    there not as its reading says but nearer the frame's balls read as ``first``, and as
+    itself beside the place, where the place as a whole looks as ``first`` is read: a ball
+    of that colour at the place would look so, and hide it. Or None."""
+    code = readings[first].code
+    like = fellows.get(code)
+    if like is None or not _as_read(readings[first], _median_colour(col, np.ones(len(col.level), dtype=bool)), th):
+        return None
+    for j in met.tolist():
+        r = readings[j]
+        if not r.colour or r.code in "?.#" or r.code == code:
+            continue
+        if int(nearest[:, j].sum()) < th.through_few:
+            continue
+        seen = _median_colour(col, nearest[:, j])
+        if (not _as_read(r, seen, th) and _apart(seen, like, th) < _apart(seen, _own_colour(r), th)
+                and _itself_beside(geo, j, [i], r, th, sight.own(j))):
+            return j
+    return None
 
 
 def looks_itself_not_as(r: Reading, other: Reading, col: Colours, where: np.ndarray, th: Thresholds) -> bool:
