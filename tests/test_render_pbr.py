@@ -167,10 +167,10 @@ def test_a_stained_ball_is_not_read_empty_on_its_own_pixels(seed, look, place, b
 def test_light_balls_that_look_stained_through_a_place_do_not_confirm_it_empty(monkeypatch):
     """Fresh path traced 8400046 (Pylos, 800x600) under a colour cast: the stained level-2
     ball 2a1 was read empty at P(empty) 0.99, confirmed by the light wooden balls 1a2 and
-    1b1 under it, which looked there 1.8-1.9 darker than their readings (within
-    ``seen_through_level``), as the frame's stained balls do: its own pixels. A ball that
-    looks nearer another colour's balls than itself does not confirm a place, and the
-    stained ball 1b2 alone fills too few of its samples."""
+    1b1 under it, which looked there 1.8-1.9 darker than beside it (within
+    ``seen_through_level`` of their readings), as the frame's stained balls do: its own
+    pixels. A ball that looks nearer another colour's balls than itself does not confirm
+    a place, and the stained ball 1b2 alone fills too few of its samples."""
     images: list = []
     sc, result, counts = _path_traced_read("pyramid-4", 8_400_046, "cast-drift", image_out=images)
     assert sc.cells["2a1"] == "D" and result.observation.cells["2a1"] == "?"
