@@ -5,12 +5,14 @@ An empty place above the base is read only when something read under it is seen 
 it (:func:`unconfirmed`). A ball read below counts as seen there only if it also looks as
 its reading says beside the place: the pixels where it shows through an empty place are
 the very pixels a ball there would fill, so a reading made from them alone cannot confirm
-the place. Nor may the balls it would show look there unlike themselves beside it
-(:func:`unlike_beside`). A ball read there must not show the plate's own tint where it
-would show the plate between the balls below (:func:`plate_between`). And a ball read
-partly through a place first read empty and later doubted must look as its reading says
-elsewhere too (:func:`beneath_doubt`): it was read as if nothing could stand in front of
-it there.
+the place; nor does one that looks there more like the frame's balls of another colour (a
+ball of that colour at the place would). Nor may the balls it would show look there unlike
+themselves beside it (:func:`unlike_beside`), nor one of them look there as the balls of
+the colour that confirms the place do (:func:`_hidden_as`). A ball read there must not
+show the plate's own tint where it would show the plate between the balls below
+(:func:`plate_between`). And a ball read partly through a place first read empty and
+later doubted must look as its reading says elsewhere too (:func:`beneath_doubt`): it was
+read as if nothing could stand in front of it there.
 """
 
 from __future__ import annotations
