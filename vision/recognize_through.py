@@ -27,6 +27,7 @@ import numpy as np
 
 from .recognize_colour import distance, quantile
 from .recognize_features import DARK, Colours, in_view, percentiles
+from .recognize_fellows import _judges
 from .recognize_pyramid import Geometry, Layout
 from .recognize_reading import LIGHT
 
@@ -128,9 +129,9 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         seen, top, nearest = through(layout, geo, i, inside, maybe, sight.view[i])
         met = np.flatnonzero(nearest.sum(axis=0) >= th.through_count)
         col = sight.colours.at(i).at(seen)
+        whole = _median_colour(col, np.ones(len(col.level), dtype=bool))  # the place as a whole, for three rules
         shown = [int(j) for j in met if out[int(j)].code not in "?."]
         if any(_light_unsure(out[j], th) for j in shown):  # the place itself may be such a ball
-            whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
             shown = [j for j in shown if not (_light_unsure(out[j], th) and _as_read(out[j], whole, th))]
         why = "empty?, nothing it would show is seen there"
         gap = _gap_colour(col, top == 0, th)
@@ -143,7 +144,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
             seen_there = (j for j in shown if _shows_itself(out[j], col, nearest[:, j], fellows, th)
                           and _itself_beside(geo, j, [i], out[j], th, sight.own(j)))
             first = next(seen_there, None)  # lazily: most places need one ball seen, and no more
-            hidden = _hidden_as(geo, i, met, nearest, col, out, first, fellows, th, sight) if first is not None else None
+            hidden = (_hidden_as(geo, i, met, nearest, col, whole, out, first, fellows, th, sight)
+                      if first is not None else None)
             if hidden is not None:
                 why = (f"empty?, it looks as {layout.names[first]} seen through it ({out[first].code}), but "
                        f"{layout.names[hidden]} ({out[hidden].code}) looks there as this frame's {out[first].code} "
@@ -154,7 +156,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                 if not unknown and lean is None:
                     continue
                 balls = [first, *seen_there]
-                few = _few_before_unknown(layout, out, balls, unknown, nearest, col, th)
+                few = _few_before_unknown(layout, out, balls, unknown, nearest, whole, th)
                 if few is not None:
                     why = few
                 elif lean is None or any(out[j].code != out[first].code for j in balls):
@@ -211,16 +213,14 @@ def _light_unsure(r: Reading, th: Thresholds) -> bool:
 
 
 def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: list[int], unknown: list[int],
-                        nearest: np.ndarray, col: Colours, th: Thresholds) -> str | None:
+                        nearest: np.ndarray, whole: tuple[float, float, float], th: Thresholds) -> str | None:
     """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
     than ``th.through_few`` of its samples (``th.through_few_alike`` where the place as a
-    whole, ``col``, looks as one of them is read: it may be that ball) where more than
-    ``th.through_veiled`` times as many would meet the ``unknown`` balls (``nearest``:
-    :func:`through`), or None. The place's median colour is taken only where some are
-    unknown."""
+    whole, its median colour ``whole``, looks as one of them is read: it may be that ball)
+    where more than ``th.through_veiled`` times as many would meet the ``unknown`` balls
+    (``nearest``: :func:`through`), or None."""
     if not unknown:
         return None
-    whole = _median_colour(col, np.ones(len(col.level), dtype=bool))
     alike = any(readings[j].colour and _as_read(readings[j], whole, th) for j in balls)
     few = th.through_few_alike if alike else th.through_few
     shows = int(nearest[:, balls].any(axis=1).sum())
@@ -365,10 +365,11 @@ def _looks_itself(r: Reading, col: Colours, where: np.ndarray, th: Thresholds) -
 
 def _fellow_colours(readings: dict[int, Reading], th: Thresholds) -> dict[str, tuple[float, float, float]]:
     """Per colour read, the median brightness and chromaticity (log red/green, blue/green)
-    of the frame's balls read so at P(ball) ``th.ball`` or more (or with no probabilities)."""
+    of the frame's balls read so that may judge their fellows (:func:`_judges`: at P(ball)
+    ``th.ball`` or more, or with no probabilities)."""
     seen: dict[str, list[tuple[float, float, float]]] = {}
     for r in readings.values():
-        if r.colour and r.code not in "?.#" and not r.p[1] < th.ball:  # nan: no probabilities
+        if r.colour and r.code not in "?.#" and _judges(r, th):
             seen.setdefault(r.code, []).append((r.colour[0], r.colour[2], r.colour[3]))
     return {code: tuple(statistics.median(c[k] for c in cs) for k in range(3))  # type: ignore[misc]
             for code, cs in seen.items()}
@@ -402,16 +403,17 @@ def _apart(a: tuple[float, float, float], b: tuple[float, float, float], th: Thr
 
 
 def _hidden_as(geo: Geometry, i: int, met: np.ndarray, nearest: np.ndarray, col: Colours,
-               readings: dict[int, Reading], first: int, fellows: dict[str, tuple[float, float, float]],
-               th: Thresholds, sight: Sight) -> int | None:
+               whole: tuple[float, float, float], readings: dict[int, Reading], first: int,
+               fellows: dict[str, tuple[float, float, float]], th: Thresholds, sight: Sight) -> int | None:
     """A lower ball place ``i`` would show (``met``), read in another colour than ball
     ``first`` seen through it, met by ``th.through_few`` of its samples or more, that looks
     there not as its reading says but nearer the frame's balls read as ``first``, and as
-    itself beside the place, where the place as a whole looks as ``first`` is read: a ball
-    of that colour at the place would look so, and hide it. Or None."""
+    itself beside the place, where the place as a whole (its median colour ``whole``) looks
+    as ``first`` is read: a ball of that colour at the place would look so, and hide it. Or
+    None."""
     code = readings[first].code
     like = fellows.get(code)
-    if like is None or not _as_read(readings[first], _median_colour(col, np.ones(len(col.level), dtype=bool)), th):
+    if like is None or not _as_read(readings[first], whole, th):
         return None
     for j in met.tolist():
         r = readings[j]
