@@ -200,6 +200,25 @@ def test_a_ball_hidden_by_one_of_another_colour_denies_its_place_empty(monkeypat
     assert blind["2c3"] == "." and blind["3b2"] == "."
 
 
+def test_a_ball_read_through_a_place_the_support_rules_take_back_is_unknown(monkeypatch):
+    """Fresh path traced 8410036 (Sparks, 1280x720) through a webcam: the black level-2 ball
+    2c3 was read empty at P(empty) 1.00, so the red base ball 1c3 under it was read from
+    2c3's pixels, black, at P(ball) 1.00. The support rules then took the empty reading
+    back (3b2 rests on 2c3), but not the reading made through it. A ball read through a
+    place the support rules take back is read again as ``beneath_doubt`` reads one below
+    a place doubted earlier: with too little of it in view beside the place, it is ``?`` as
+    a ball seen too little is, and the ball resting on it, 2c2, stays read."""
+    images: list = []
+    sc, result, counts = _path_traced_read("pyramid-4", 8_410_036, "webcam", image_out=images)
+    assert sc.cells["1c3"] == "R" and result.observation.cells["1c3"] == "?"
+    assert "read mostly where a ball at 2c3 would be" in result.details["1c3"], result.details["1c3"]
+    assert sc.cells["2c2"] == "W" and result.observation.cells["2c2"] == "W"
+    assert counts["right"] >= 8, counts
+    monkeypatch.setattr("vision.recognize_balls.beneath_doubt", lambda layout, geo, readings, *args: readings)
+    blind = Recognizer(load_board("pyramid-4"), sc.game).read(images[0]).observation.cells
+    assert blind["1c3"] == "B"
+
+
 def test_a_light_ball_in_shade_with_no_light_ball_read_is_not_read_stained():
     """Fresh path traced 7600240 (Pylos, as rendered): the light wooden base ball 1b2,
     beside and under stained balls, was read stained at P(ball) 1.00, no light ball read

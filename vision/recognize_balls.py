@@ -307,7 +307,12 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = alike_below(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
-    return {layout.names[i]: r for i, r in settle(layout, readings, letters).items()}, maybe
+    settled = settle(layout, readings, letters)
+    if any(r.code == "." and settled[i].code != "." for i, r in readings.items()):
+        # the support rules took an empty reading back: a ball read through that place
+        # was read as if nothing could stand in front of it there (fresh 8410036)
+        settled = settle(layout, beneath_doubt(layout, geo, settled, lin, inside, maybe, plate, th, sight), letters)
+    return {layout.names[i]: r for i, r in settled.items()}, maybe
 
 
 def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: Sequence[float],

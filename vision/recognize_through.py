@@ -257,11 +257,15 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
         over = [i for i in doubted if layout.levels[i] > layout.levels[j]]
         if not over:
             continue
-        samples = sight.own(j)
-        if not (samples[0] & geo.hidden[j][:, over].any(axis=1)).any():
+        view, col = sight.own(j)
+        if not (view & geo.hidden[j][:, over].any(axis=1)).any():
             continue
-        if not _itself_beside(geo, j, over, r, th, samples):
-            names = ", ".join(layout.names[i] for i in over)
+        names = ", ".join(layout.names[i] for i in over)
+        beside = _beside(geo, j, over, view, th)
+        if beside is None:  # seen too little with a ball there: as the top-down pass leaves such a ball
+            out[j] = replace(_doubt(r, f"ball?, read mostly where a ball at {names} would be: too little of it "
+                                       "in view beside it"), glimpsed=True)
+        elif not _looks_itself(r, col, beside, th):
             out[j] = _doubt(r, f"ball?, read partly where a ball at {names} would be, and not as its reading "
                                "says elsewhere")
     return out
