@@ -22,10 +22,11 @@ with a lower ball that may be what is seen (:func:`lookalikes`), and a red one t
 where the balls of other colours behind it would show (:func:`red_through`). An empty place
 above the base must show something read under it, which must look so beside it too,
 and the balls it would show must not look there unlike themselves beside it
-(:func:`unconfirmed`), a ball read partly through such a place, doubted later, must look as
-read elsewhere (:func:`beneath_doubt`; both in vision/recognize_through.py), and a ball there
-that the model is not quite sure of must not be mostly what the balls below would show
-through the place empty, nor, however sure, right before a lower ball not seen
+(:func:`unconfirmed`), a ball read partly through such a place, doubted later (by these
+rules or by the support rules), must look as read elsewhere (:func:`beneath_doubt`; both in
+vision/recognize_through.py), and a ball there that the model is not quite sure of must not
+be mostly what the balls below would show through the place empty, nor, however sure, right
+before a lower ball not seen
 (:func:`alike_below`), nor show the plate's own tint where it would show the plate
 between the balls below (:func:`plate_between`, vision/recognize_through.py). An empty
 base hollow in shadow with the plate's colour, under a place the model leans to a ball

@@ -11,8 +11,9 @@ themselves beside it (:func:`unlike_beside`), nor one of them look there as the 
 the colour that confirms the place do (:func:`_hidden_as`). A ball read there must not
 show the plate's own tint where it would show the plate between the balls below
 (:func:`plate_between`). And a ball read partly through a place first read empty and
-later doubted must look as its reading says elsewhere too (:func:`beneath_doubt`): it was
-read as if nothing could stand in front of it there.
+later doubted, by these rules or by the support rules, must look as its reading says
+elsewhere too (:func:`beneath_doubt`): it was read as if nothing could stand in front of it
+there.
 """
 
 from __future__ import annotations
@@ -245,7 +246,10 @@ def beneath_doubt(layout: Layout, geo: Geometry, readings: dict[int, Reading], l
     """A ball read by colour with samples that a place read empty in the top-down pass
     (``maybe`` false) would hide, where that place is no longer read empty, is unknown
     unless it looks as its reading says on its other samples: read as if nothing stood in
-    front of it there, it may have been read from the upper ball's pixels."""
+    front of it there, it may have been read from the upper ball's pixels. With fewer than
+    ``th.min_samples`` other samples it is unknown as a ball seen too little is
+    (``glimpsed``: a ball read resting on it stays read). Run again after the support
+    rules, where they take an empty reading back (vision/recognize_balls.py)."""
     doubted = [i for i in range(len(layout.names)) if not maybe[i] and readings[i].code != "."]
     if not doubted:
         return readings
