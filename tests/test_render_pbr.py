@@ -112,6 +112,13 @@ def _path_traced_read(board_name: str, seed: int, look: str = "shadow", hands: f
     return sc, result, counts
 
 
+def _blinded(monkeypatch, target: str, stand_in, board, game: str, image) -> dict[str, str]:
+    """``image`` read again with the rule ``target`` replaced by ``stand_in``: what the
+    reading would be without it, to show that rule is what keeps a test's reading."""
+    monkeypatch.setattr(target, stand_in)
+    return dict(Recognizer(board, game).read(image).observation.cells)
+
+
 def test_an_arm_is_seen_under_a_colour_cast_drifting_across_the_table(monkeypatch):
     """The benchmark's path traced 7000115 (Pylos, 800x600) with a hand laid over most of
     the pyramid, its arm across the plate's near edge, under a colour cast drifting across
@@ -176,9 +183,9 @@ def test_light_balls_that_look_stained_through_a_place_do_not_confirm_it_empty(m
     assert sc.cells["2a1"] == "D" and result.observation.cells["2a1"] == "?"
     assert "1b2 seen through it fills 5 of its samples" in result.details["2a1"], result.details["2a1"]
     assert counts["right"] >= 10, counts
-    monkeypatch.setattr("vision.recognize_through._shows_itself",
-                        lambda r, col, where, fellows, th: _looks_itself(r, col, where, th))
-    blind = Recognizer(load_board("pyramid-4"), sc.game).read(images[0]).observation.cells
+    blind = _blinded(monkeypatch, "vision.recognize_through._shows_itself",
+                     lambda r, col, where, fellows, th: _looks_itself(r, col, where, th),
+                     load_board("pyramid-4"), sc.game, images[0])
     assert blind["2a1"] == "."
 
 
@@ -195,8 +202,8 @@ def test_a_ball_hidden_by_one_of_another_colour_denies_its_place_empty(monkeypat
     assert "1d3 (W) looks there as this frame's B balls do" in result.details["2c3"], result.details["2c3"]
     assert sc.cells["3b2"] == "B" and result.observation.cells["3b2"] == "?"
     assert counts["right"] >= 10, counts
-    monkeypatch.setattr("vision.recognize_through._hidden_as", lambda *args: None)
-    blind = Recognizer(load_board("pyramid-4"), sc.game).read(images[0]).observation.cells
+    blind = _blinded(monkeypatch, "vision.recognize_through._hidden_as", lambda *args: None, load_board("pyramid-4"),
+                     sc.game, images[0])
     assert blind["2c3"] == "." and blind["3b2"] == "."
 
 
@@ -214,8 +221,8 @@ def test_a_ball_read_through_a_place_the_support_rules_take_back_is_unknown(monk
     assert "read mostly where a ball at 2c3 would be" in result.details["1c3"], result.details["1c3"]
     assert sc.cells["2c2"] == "W" and result.observation.cells["2c2"] == "W"
     assert counts["right"] >= 8, counts
-    monkeypatch.setattr("vision.recognize_balls.beneath_doubt", lambda layout, geo, readings, *args: readings)
-    blind = Recognizer(load_board("pyramid-4"), sc.game).read(images[0]).observation.cells
+    blind = _blinded(monkeypatch, "vision.recognize_balls.beneath_doubt", lambda layout, geo, readings, *args: readings,
+                     load_board("pyramid-4"), sc.game, images[0])
     assert blind["1c3"] == "B"
 
 
@@ -325,8 +332,7 @@ def test_wooden_balls_against_a_plate_shining_brighter_than_the_paper_are_unknow
     for place in ("1b1", "1c1"):
         assert sc.cells[place] == "L" and result.observation.cells[place] == "?"
         assert "shines 1.10 times as bright as the markers' paper" in result.details[place], result.details[place]
-    monkeypatch.setattr("vision.recognize_glare.SHINING", float("inf"))
-    blind = Recognizer(board, sc.game).read(image).observation.cells
+    blind = _blinded(monkeypatch, "vision.recognize_glare.SHINING", float("inf"), board, sc.game, image)
     assert blind["1b1"] == "D" and blind["1c1"] == "D"
 
 
@@ -346,8 +352,7 @@ def test_bare_borders_in_glare_judged_against_the_margin_are_not_read_white(monk
         assert sc.cells[cell][1] == "." and result.observation.cells[cell] == sc.cells[cell][0] + "?"
         assert "white against the plate's margin" in result.details[cell], result.details[cell]
     assert counts["right"] >= 95, counts  # 107 of 162 read right, the rest unknown
-    monkeypatch.setattr("vision.recognize_glare.UNLIKE_MARGIN", float("inf"))
-    blind = Recognizer(board, sc.game).read(image).observation.cells
+    blind = _blinded(monkeypatch, "vision.recognize_glare.UNLIKE_MARGIN", float("inf"), board, sc.game, image)
     assert [blind[cell][1] for cell in ("c7", "d7", "f8", "e9", "f9")] == ["w"] * 5
 
 
