@@ -26,9 +26,9 @@ and the balls it would show must not look there unlike themselves beside it
 rules or by the support rules), must look as read elsewhere (:func:`beneath_doubt`; both in
 vision/recognize_through.py), and a ball there that the model is not quite sure of must not
 be mostly what the balls below would show through the place empty, nor, however sure, right
-before a lower ball not seen
-(:func:`alike_below`), nor show the plate's own tint where it would show the plate
-between the balls below (:func:`plate_between`, vision/recognize_through.py). An empty
+before a lower ball not seen (:func:`alike_below`), nor show the plate's own tint where it
+would show the plate between the balls below (:func:`plate_between`,
+vision/recognize_through.py). An empty
 base hollow in shadow with the plate's colour, under a place the model leans to a ball
 at, is unknown (:func:`under_a_ball`). The support rules
 close the reading: a ball seen over a support read empty makes both unknown, a position
