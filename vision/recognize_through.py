@@ -378,7 +378,7 @@ def _fellow_colours(readings: dict[int, Reading], th: Thresholds) -> dict[str, t
     seen: dict[str, list[tuple[float, float, float]]] = {}
     for r in readings.values():
         if r.colour and r.code not in "?.#" and _judges(r, th):
-            seen.setdefault(r.code, []).append((r.colour[0], r.colour[2], r.colour[3]))
+            seen.setdefault(r.code, []).append(_own_colour(r))
     return {code: tuple(statistics.median(c[k] for c in cs) for k in range(3))  # type: ignore[misc]
             for code, cs in seen.items()}
 
