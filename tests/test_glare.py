@@ -1,7 +1,8 @@
 """Glare off a varnished plate (vision/recognize_glare.py): where the plate's reference
 shines brighter than the markers' matte paper, wooden balls' colours are not read; where a
 grid cell judged against the plate's margin has wood round it far brighter than that
-margin, a border no brighter than that wood is not read white."""
+margin, a border no brighter than that wood is not read white; where a grid's wood is
+nearly the paper's white, a border read bare must be surer."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import numpy as np
 
 from vision.pose import Pose, estimate_pose
 from vision.recognize_covered import MarkerRings
-from vision.recognize_glare import SHINING, UNLIKE_MARGIN, WOOD_OVER_BORDER, shine, under_glare, unlike_margin
+from vision.recognize_glare import (SHINING, UNLIKE_MARGIN, WOOD_OVER_BORDER, from_white, shine, under_glare,
+                                    unlike_margin)
 from vision.recognize_reading import Reading
 from vision.srgb import decode
 
@@ -57,6 +59,17 @@ def test_shine_is_the_plate_over_the_paper_and_nothing_without_paper():
     assert shine(plate, None) == 0.0 and shine(plate, 0.0) == 0.0
 
 
+def test_wood_from_white_is_its_light_and_tint_against_the_paper_and_infinite_without_paper():
+    paper = np.array([0.6, 0.6, 0.6])
+    assert from_white(paper * 0.999, paper) < 0.01  # as white as the paper
+    darker = from_white(paper * np.exp(-0.3), paper)
+    assert abs(darker - 0.3) < 1e-6  # only dimmer: its log light ratio
+    warm = paper * np.array([1.2, 1.0, 1.2 * np.exp(-0.4)])  # bluer by -0.4 against red
+    light = np.log(float(warm @ np.array([0.2126, 0.7152, 0.0722])) / 0.6)
+    assert abs(from_white(warm, paper) - np.hypot(light, 0.4)) < 1e-6
+    assert from_white(warm, None) == float("inf")
+
+
 def test_the_markers_paper_is_measured_where_it_is_seen():
     _, image = rendered(hand=False)
     pose = estimate_pose(image, PYRAMID)
@@ -67,5 +80,9 @@ def test_the_markers_paper_is_measured_where_it_is_seen():
     u, v = pose.project([(m.centre[0] - PYRAMID.marker_size / 2 - 2.0, m.centre[1], 0.0)])[0].round().astype(int)
     own = float(np.median(decode(image[v - 1:v + 2, u - 1:u + 2, ::-1] / 255.0) @ np.array([0.2126, 0.7152, 0.0722])))
     assert paper is not None and abs(paper - own) < 0.15 * own, (paper, own)
+    own_rgb = np.median(decode(image[v - 1:v + 2, u - 1:u + 2, ::-1] / 255.0).reshape(-1, 3), axis=0)
+    colour = rings.seen(image).paper_colour()
+    assert colour is not None and np.all(np.abs(colour - own_rgb) < 0.15 * own_rgb), (colour, own_rgb)
     away = Pose(pose.K, pose.R, pose.t + np.array([5000.0, 0.0, 0.0]), pose.markers, 0.0)  # the board out of view
-    assert MarkerRings.of(PYRAMID, away, image.shape).seen(image).paper() is None
+    lost = MarkerRings.of(PYRAMID, away, image.shape).seen(image)
+    assert lost.paper() is None and lost.paper_colour() is None

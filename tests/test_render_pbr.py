@@ -356,6 +356,25 @@ def test_bare_borders_in_glare_judged_against_the_margin_are_not_read_white(monk
     assert [blind[cell][1] for cell in ("c7", "d7", "f8", "e9", "f9")] == ["w"] * 5
 
 
+def test_white_plates_on_wood_nearly_as_white_as_the_paper_are_not_read_bare(monkeypatch):
+    """Fresh path traced 8450091 (Sparklies, 640x480) under glare: the lamp's light off the
+    varnish whitens the whole plate, its wood 0.49 from the markers' paper's white, and
+    the white plates round the tiles, 2 px wide, hardly stand out from it (only their
+    edges' thin lines do). The border model called six of them bare wood at 0.98-0.995.
+    Now a border read bare on such pale wood must be bare to it at ``PALE_SURE``: their
+    controllers are ``?``; with the check blinded they are read bare."""
+    board, sc, image = _glaring(8_450_091, "grid-9")
+    result = Recognizer(board, sc.game).read(image)
+    counts: Counter = Counter()
+    assert score(dict(result.observation.cells), sc.cells, counts) == [], result.details
+    plates = ("b2", "c2", "e2", "d4", "g8", "g9")
+    for cell in plates:
+        assert sc.cells[cell][1] == "w" and result.observation.cells[cell] == sc.cells[cell][0] + "?"
+        assert "on wood 0.49 from the markers' paper's white" in result.details[cell], result.details[cell]
+    blind = _blinded(monkeypatch, "vision.recognize_grid.PALE_WOOD", -1.0, board, sc.game, image)
+    assert [blind[cell][1] for cell in plates] == ["."] * 6
+
+
 def test_a_place_over_a_ball_of_its_colour_is_not_confirmed_where_two_balls_below_look_unlike_themselves(
         monkeypatch):
     """Fresh path traced 8310027 (Sparks, 640x480, a full pyramid seen small) under glare,

@@ -37,7 +37,7 @@ from .recognize_border import load_border_model
 from .recognize_grid import GridGeometry, GridLayout, read_grid, tile_prototypes
 from .recognize_hands import HandSigns, band_hidden, band_patches, band_points, find_hands, plate_halo
 from .recognize_covered import MarkerRings
-from .recognize_glare import shine, under_glare
+from .recognize_glare import from_white, shine, under_glare
 from .recognize_outline import Outline
 from .recognize_reach import arm_reach
 from .recognize_plates import plate_albedos
@@ -327,8 +327,9 @@ class Recognizer:
             plate = measure_plate(image, self.board, pose, patches=margin).colour
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
+            to_white = from_white(plate, marks.paper_colour()) if marks is not None else float("inf")
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
-                              hands, self.border)
+                              hands, self.border, to_white)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
             probabilities = {}

@@ -105,17 +105,19 @@ class MarkerRings:
         """The rings' light in ``image``, sampled once for every question asked of it."""
         rgb, inside = self.patches.sample(image)
         light = luminance(rgb).reshape(self.clear.shape).astype(np.float64)  # percentiles' filler needs 64 bits
-        return MarkerLight(self, light, inside.reshape(self.clear.shape))
+        return MarkerLight(self, light, inside.reshape(self.clear.shape), rgb.reshape(*self.clear.shape, 3))
 
 
 @dataclass(frozen=True, slots=True)
 class MarkerLight:
     """One frame's light (linear luminance) on a board's marker rings: 2 x markers x points,
-    as ``MarkerRings.clear``, and which of the points lie in the frame."""
+    as ``MarkerRings.clear``, which of the points lie in the frame, and their colour
+    (linear RGB, the same points x 3)."""
 
     rings: MarkerRings
     light: np.ndarray
     inside: np.ndarray
+    rgb: np.ndarray
 
     def steps(self) -> np.ndarray:
         """Each marker's paper over its border (the paper ring's median over the border
@@ -141,6 +143,16 @@ class MarkerLight:
         if int(np.count_nonzero(ok)) < LEAST_PAPER:
             return None
         return float(np.quantile(self.light[1][ok], PAPER_QUANTILE))
+
+    def paper_colour(self) -> np.ndarray | None:
+        """The lit paper's colour (linear RGB): the median of the brighter half of the
+        paper rings' points that ``paper`` takes; white lit as the board is, so the colour a
+        white plate would show. None where ``paper`` is."""
+        ok = self.inside[1] & self.rings.clear[1]
+        if int(np.count_nonzero(ok)) < LEAST_PAPER:
+            return None
+        light, rgb = self.light[1][ok], self.rgb[1][ok]
+        return np.median(rgb[light >= np.median(light)], axis=0).astype(np.float64)
 
 
 def _ring(x: float, y: float, half: float, points: int = RING_POINTS) -> np.ndarray:

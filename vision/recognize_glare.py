@@ -14,7 +14,13 @@ On a grid, a cell's border is judged against the wood beside it; where no wood b
 has the plate's colour (glare whitens it, as neighbours' plates hide it), against the
 plate's margin. Where the wood round such a cell is far brighter than that margin, the
 margin does not say how the border is lit: a border that looks white against it but no
-brighter than the wood round it is not read (:func:`unlike_margin`)."""
+brighter than the wood round it is not read (:func:`unlike_margin`).
+
+Glare whitens the wood itself: lit by the lamp's mirrored light as well as its own, pale
+wood comes near the markers' paper in light and colour, and a white plate, the paper's
+white, hardly stands out from it; often only its edge's thin line tells it. There the
+border model's bare wood is not to be trusted as elsewhere: a border read bare must be
+bare to it with ``PALE_SURE`` (:func:`from_white`)."""
 
 from __future__ import annotations
 
@@ -34,6 +40,16 @@ from .recognize_reading import WOOD_LETTERS, Reading
 #: frames from 8,300,000) at up to 1.20, and 1.10-1.13 in 8300037, whose backlit light
 #: wooden balls were read stained in four looks of five (docs/vision.md, Recognition)
 SHINING = 1.07
+#: a grid's wood no farther than this from the lit paper's white (:func:`from_white`) is
+#: pale: a border read bare there must be bare to the border model with ``PALE_SURE``, not
+#: vision/recognize_border.py's ``SURE``. Path traced, 400 frames under glare
+#: (``Room.with_glare``: 150 from 8,350,000, 100 from 8,360,000, 150 from 8,450,000) and 100
+#: without (8,430,000), five looks: of the 80 white plates the border model called bare at
+#: 0.95-0.999, this leaves 67 ``?``, at 1.3-4.3 % of the cells read right on those sets.
+#: Held out, 150 fresh frames under glare (8,460,000 on): 30 wrong to 4, at 3.5 %; on 100
+#: rendered grid frames in seven looks, 10 of 16,100 bare borders read right (docs/vision.md)
+PALE_WOOD = 0.65
+PALE_SURE = 0.995
 
 
 def shine(plate: np.ndarray, paper: float | None) -> float:
@@ -42,6 +58,19 @@ def shine(plate: np.ndarray, paper: float | None) -> float:
     if paper is None or paper <= 0.0:
         return 0.0
     return float(luminance(np.asarray(plate, dtype=np.float64)[None])[0]) / paper
+
+
+def from_white(plate: np.ndarray, paper: np.ndarray | None) -> float:
+    """How far the plate's reference (linear RGB) lies from the lit paper's colour
+    (``MarkerLight.paper_colour``): the distance of their log luminance ratio and their
+    log blue/red ratios' difference, both 0 for wood as white as the paper; infinite where
+    no paper was seen."""
+    if paper is None:
+        return float("inf")
+    plate, paper = (np.maximum(np.asarray(c, dtype=np.float64), 1e-6) for c in (plate, paper))
+    light = np.log(luminance(plate[None])[0] / luminance(paper[None])[0])
+    tint = np.log(plate[2] / plate[0]) - np.log(paper[2] / paper[0])
+    return float(np.hypot(light, tint))
 
 
 def under_glare(readings: dict[str, Reading], shining: float) -> dict[str, Reading]:

@@ -24,7 +24,7 @@ from .pose import Pose
 from .recognize_border import DIM_SURE, SPILT_SURE, SURE, BorderProfile, profile_features
 from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import Colours, percentiles
-from .recognize_glare import unlike_margin
+from .recognize_glare import PALE_SURE, PALE_WOOD, unlike_margin
 from .recognize_hands import HandSigns
 from .recognize_model import Ensemble
 from .recognize_plates import BARE_MIXED, DARK_SIDES, DIM_SIDES, _controllers, _squares
@@ -420,11 +420,13 @@ def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> t
 
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
               protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray],
-              hands: HandSigns | None = None, border: Ensemble | None = None) -> dict[str, CellReading]:
+              hands: HandSigns | None = None, border: Ensemble | None = None,
+              wood_to_white: float = float("inf")) -> dict[str, CellReading]:
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hands``:
     where arms cross into view (vision/recognize_hands.py); ``border``: the model that
     looks again at borders read bare or white, and at those dark all round
-    (vision/recognize_border.py)."""
+    (vision/recognize_border.py); ``wood_to_white``: how far the wood lies from the markers'
+    paper's white (vision/recognize_glare.py, ``from_white``)."""
     hand = hands is not None and hands.present
     ref, around, ok_w, own_ref = wood_reference(image, geo, plate)
     tile, ok_t = gather_cells(image, geo.tile)
@@ -475,6 +477,11 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     for i in np.flatnonzero(spilt_bare & (cshare < ALONE_SHARE)).tolist():  # the surer of the two, if both
         dim = stricter.get(i)
         stricter[i] = (SPILT_SURE, f"read on {cshare[i]:.0%} of its samples" + (f", {dim[1]}" if dim else ""))
+    if wood_to_white <= PALE_WOOD:  # ... and all of them on wood nearly as white as a white plate: surest
+        for i in np.flatnonzero(ctrl == 0).tolist():
+            was = stricter.get(i)
+            stricter[i] = (PALE_SURE, f"on wood {wood_to_white:.2f} from the markers' paper's white, where a white plate "
+                                       "hardly stands out" + (f", {was[1]}" if was else ""))
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
         unlit, dark, cshare, needed, ctrl, margin_lit = (a.tolist() for a in (
