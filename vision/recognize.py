@@ -327,7 +327,10 @@ class Recognizer:
             plate = measure_plate(image, self.board, pose, patches=margin).colour
             tiles = self.tile_palette
             geo = self.grid_geometry(pose)
-            to_white = from_white(plate, marks.paper_colour()) if marks is not None else float("inf")
+            # the paper's colour with a hand in view too: its brighter half is the clear markers'; a
+            # hand over most of them mismeasures it, which can only doubt more borders or none
+            paper = (marks if marks is not None else self.marker_rings(pose, image.shape).seen(image)).paper_colour()
+            to_white = from_white(plate, paper)
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
                               hands, self.border, to_white)
             cells = {n: r.code for n, r in cellr.items()}
