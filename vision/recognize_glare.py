@@ -46,8 +46,9 @@ SHINING = 1.07
 #: (``Room.with_glare``: 150 from 8,350,000, 100 from 8,360,000, 150 from 8,450,000) and 100
 #: without (8,430,000), five looks: of the 80 white plates the border model called bare at
 #: 0.95-0.999, this leaves 67 ``?``, at 1.3-4.3 % of the cells read right on those sets.
-#: Held out, 150 fresh frames under glare (8,460,000 on): 30 wrong to 4, at 3.5 %; on 100
-#: rendered grid frames in seven looks, 10 of 16,100 bare borders read right (docs/vision.md)
+#: Held out, 150 fresh frames under glare (8,460,000 on): 30 wrong to 4, at 3.5 %; 100 with
+#: a hand in every frame (8,470,000 on): 21 to 11, at 4.1 %; on 100 rendered grid frames in
+#: seven looks, 10 of 16,100 bare borders read right (docs/vision.md, Recognition)
 PALE_WOOD = 0.65
 PALE_SURE = 0.995
 
