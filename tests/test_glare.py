@@ -64,7 +64,7 @@ def test_wood_from_white_is_its_light_and_tint_against_the_paper_and_infinite_wi
     assert from_white(paper * 0.999, paper) < 0.01  # as white as the paper
     darker = from_white(paper * np.exp(-0.3), paper)
     assert abs(darker - 0.3) < 1e-6  # only dimmer: its log light ratio
-    warm = paper * np.array([1.2, 1.0, 1.2 * np.exp(-0.4)])  # bluer by -0.4 against red
+    warm = paper * np.array([1.2, 1.0, 1.2 * np.exp(-0.4)])  # its log blue/red 0.4 below the paper's
     light = np.log(float(warm @ np.array([0.2126, 0.7152, 0.0722])) / 0.6)
     assert abs(from_white(warm, paper) - np.hypot(light, 0.4)) < 1e-6
     assert from_white(warm, None) == float("inf")
