@@ -139,20 +139,24 @@ class MarkerLight:
         shadow over some markers leaves the others); None under ``LEAST_PAPER`` of them.
         The plate shining brighter is glare (vision/recognize_glare.py). A hand over a
         marker darkens it: the caller asks only where no hand is seen."""
-        ok = self.inside[1] & self.rings.clear[1]
-        if int(np.count_nonzero(ok)) < LEAST_PAPER:
-            return None
-        return float(np.quantile(self.light[1][ok], PAPER_QUANTILE))
+        ok = self._paper_points()
+        return None if ok is None else float(np.quantile(self.light[1][ok], PAPER_QUANTILE))
 
     def paper_colour(self) -> np.ndarray | None:
         """The lit paper's colour (linear RGB): the median of the brighter half of the
         paper rings' points that ``paper`` takes; white lit as the board is, so the colour a
         white plate would show. None where ``paper`` is."""
-        ok = self.inside[1] & self.rings.clear[1]
-        if int(np.count_nonzero(ok)) < LEAST_PAPER:
+        ok = self._paper_points()
+        if ok is None:
             return None
         light, rgb = self.light[1][ok], self.rgb[1][ok]
         return np.median(rgb[light >= np.median(light)], axis=0).astype(np.float64)
+
+    def _paper_points(self) -> np.ndarray | None:
+        """Which paper ring points lie in the image and clear of the balls; None under
+        ``LEAST_PAPER`` of them."""
+        ok = self.inside[1] & self.rings.clear[1]
+        return ok if int(np.count_nonzero(ok)) >= LEAST_PAPER else None
 
 
 def _ring(x: float, y: float, half: float, points: int = RING_POINTS) -> np.ndarray:
