@@ -1,5 +1,5 @@
 """Black plates the blur mixes with the wood (vision/recognize_plates.py, ``DARK_LIGHT``;
-vision/recognize_grid.py, ``BLACK_SURE``): such a border takes the wood's colour, dimmed,
+vision/recognize_second.py, ``BLACK_SURE``): such a border takes the wood's colour, dimmed,
 as wood in shade does, so the rules cannot call it black; where it is dark all round, the
 border model's light across it can, on all four sides and with no arm in view."""
 
@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import vision.recognize_grid as recognize_grid
+import vision.recognize_second as recognize_second
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_plates import _controllers, plate_albedos
@@ -52,7 +53,7 @@ def test_black_plates_dark_all_round_are_read_where_the_border_model_is_sure(mon
     black = [n for n in cells if why[n].startswith("read: a border dark all round")]
     assert len(black) >= 3
     assert all(cells[n] == sc.cells[n] and cells[n][1] == "b" for n in black)
-    monkeypatch.setattr(recognize_grid, "BLACK_SURE", 1.01)
+    monkeypatch.setattr(recognize_second, "BLACK_SURE", 1.01)
     again = Recognizer(GRID, sc.game).read(image)
     for n in black:
         assert again.observation.cells[n] == cells[n][0] + "?"

@@ -9,6 +9,7 @@ import numpy as np
 import vision.recognize_grid as recognize_grid
 from vision.geometry import load_board
 from vision.recognize import Recognizer
+from vision.recognize_border import SURE
 from vision.recognize_colour import measure_plate
 from vision.recognize_hands import HandSigns, find_hands
 from vision.recognize_train import frame_in_look
@@ -34,7 +35,7 @@ def test_a_black_plate_under_a_hands_edge_is_not_read_bare(monkeypatch):
     monkeypatch.setattr(recognize_grid, "HAND_NEAR_MM", 0.0)
     dim = Recognizer(GRID, sc.game).read(image)
     assert dim.observation.cells["c1"] == "G?" and "lit less than the wood" in dim.details["c1"]
-    monkeypatch.setattr(recognize_grid, "DIM_SURE", recognize_grid.SURE["."])
+    monkeypatch.setattr(recognize_grid, "DIM_SURE", SURE["."])
     assert Recognizer(GRID, sc.game).read(image).observation.cells["c1"] == "G."
 
 

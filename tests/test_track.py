@@ -23,8 +23,11 @@ from vision.track import Tracker
 
 
 @pytest.mark.long(40)
-@pytest.mark.parametrize("game, seed", [("pylos", 5), ("sparks", 3), ("sparklies", 2)])
+@pytest.mark.parametrize("game, seed", [("pylos", 5), ("sparks", 3), ("sparklies", 3)])
 def test_tracked_game_reads_nothing_wrong_and_more_than_single_frames(game, seed):
+    """Sparklies' seed 3, not 2: since black plates whose samples split are read
+    (vision/recognize_second.py, 2026-12-05), single frames read all of seed 2's frames
+    without a hand, leaving the tracker nothing to read more."""
     rules = rules_for(game, **({"width": 9, "height": 9} if game == "sparklies" else {}))
     sim = simulate_game(rules, random.Random(seed), SimConfig(seed=seed, game=game, max_turns=10, hands=0.2))
     seen = Cameras(random.Random(seed), (800, 600)).for_game(game)

@@ -12,9 +12,11 @@ two-layer perceptron (vision/recognize_model.py, weights in vision/border_weight
 ``python -m vision.border_train``) gives the probabilities of bare wood, a white plate and
 a black plate. A border the rules read bare or white that the model does not call so with
 :data:`SURE` (:data:`DIM_SURE`, :data:`SPILT_SURE` for a bare border lit less than the
-wood, or read on few samples) is left ``?``. It makes one reading only: a border the rules
-find dark all round, which they cannot tell from wood in shade, is a black plate where the
-model says so with vision/recognize_grid.py's ``BLACK_SURE``.
+wood, or read on few samples) is left ``?``. It makes readings in two cases only, where
+the rules leave a border open (vision/recognize_second.py): a border they find dark all
+round, which they cannot tell from wood in shade, is a black plate where the model says so
+with ``BLACK_SURE``, and one whose samples split, most of them white or black but too few
+to read by, is that plate where it says so with ``SPLIT_SURE``.
 """
 
 from __future__ import annotations

@@ -9,25 +9,27 @@ light's colour, strength and local shadows out. A character that is not clear is
 All cells are read at once: the sample pixels for a pose are worked out once
 (:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic. A
 border read bare or white gets a second look from a small model of the light across it
-(vision/recognize_border.py), which can only make it ``?``.
+(vision/recognize_border.py), which can only make it ``?``; where the rules leave a border
+open, dark all round or its samples split with black leading, the same model reads a black
+plate where it is sure (vision/recognize_second.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .geometry import Board
 from .pose import Pose
-from .recognize_border import DIM_SURE, SPILT_SURE, SURE, BorderProfile, profile_features
+from .recognize_border import DIM_SURE, SPILT_SURE, BorderProfile
 from .recognize_colour import distance, linear_rgb, log_chroma, pixels_at, quantile, to_linear
 from .recognize_features import Colours, percentiles
 from .recognize_glare import PALE_SURE, PALE_WOOD, unlike_margin
 from .recognize_hands import HandSigns
 from .recognize_model import Ensemble
 from .recognize_plates import BARE_MIXED, DARK_SIDES, DIM_SIDES, _controllers, _squares
+from .recognize_second import second_look
 
 #: a tile colour or controller needs this share of its samples
 SHARE = 0.75
@@ -488,6 +490,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off, ok_b.sum(axis=1), overexposed,
             blind, summed, unlit, dark, cshare, needed, ctrl, margin_lit))
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
+    split: list[tuple[int, float]] = []  # borders whose samples split, black leading: the border model may read them
     partly: set[int] = set()  # ... and those dark on the sides in view only (:data:`DIM_SIDES`)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -544,6 +547,8 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
                 partly.add(i)
         elif cshare[i] < needed[i]:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
+            if ctrl[i] == 2:
+                split.append((i, cshare[i]))
         elif ctrl[i] == 1 and margin_lit[i]:
             out[name] = CellReading(c + "?", f"controller unclear: white against the plate's margin, but the wood round "
                                               f"it is {margin_lit[i]:.2f} times as bright as that margin (glare?) and "
@@ -554,60 +559,6 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
-        _second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter)
+        again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand)
+        out.update({name: CellReading(*reading) for name, reading in again.items()})
     return out
-
-
-#: a border dark all round (vision/recognize_plates.py, ``DARK_LIGHT``) is a black plate where
-#: the border model says so with this probability. The rules leave black plates unknown
-#: where the blur mixes them with the wood beside them (then they look as wood in shade
-#: does): on 150 plain frames of the benchmark's grid seeds, none of the 1,259 black plates
-#: round tiles read right was read black. The model tells them apart from the light across
-#: the border, a dark band as wide as the plate's margin: of the first 150 frames' tiles
-#: read right in each of five looks (plain, webcams, far colours, pieces off true, moving
-#: hands), 5,387 of 6,016 black plates are black to it at 0.99 or more, and 6 of 39,278 bare
-#: borders and white plates, none of them dark all round. Not with an arm in view, whose
-#: shadow may darken a border where the tile's does not (fresh 6400142 f5 and 6400147 e1
-#: and e4 through webcams: bare borders, dark on three sides, read black at 0.99-1.00 when
-#: three were enough). With no arm in view, a border dark on three sides (``DIM_SIDES``: a
-#: tile seen from the side hides the fourth) is asked too: of the benchmark's first 200 grid
-#: frames in five looks, of the borders not lit like the wood and seen on three sides, 1,163
-#: black plates were black to the model at 0.99 or more, the 58 bare borders and white
-#: plates at most 0.18
-BLACK_SURE = 0.99
-#: what the light across a border looks like, by what the rules read there
-_LOOKS = {".": "like bare wood", "w": "like a white plate"}
-
-
-def _second_look(out: dict[str, CellReading], image: np.ndarray, layout: GridLayout, geo: GridGeometry,
-                 ref: np.ndarray, border: Ensemble, dark: list[int],
-                 partly: frozenset[int] | set[int] = frozenset(),
-                 stricter: Mapping[int, tuple[float, str]] | None = None) -> None:
-    """Borders read bare or white that the border model does not call so with
-    :data:`SURE` (for the bare borders of ``stricter``, with the probability it gives and
-    the reason why) become ``?``, and borders dark all round (``dark``; ``partly``: those
-    dark on the sides in view, a side hidden) that it calls black with :data:`BLACK_SURE`
-    are read black (in place)."""
-    stricter = stricter or {}
-    idx = np.array([i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"] + dark,
-                   dtype=np.intp)
-    if len(idx) == 0:
-        return
-    p = border.probabilities(profile_features(image, geo.profile[idx], ref[idx], geo.border_px))
-    for i, probs in zip(idx[len(idx) - len(dark):], p[len(idx) - len(dark):]):
-        name = layout.names[i]
-        if probs[2] >= BLACK_SURE:
-            where = "on the sides in view" if i in partly else "all round"
-            out[name] = CellReading(out[name].code[0] + "b", f"read: a border dark {where}, and across it the light "
-                                    f"of a black plate at P {probs[2]:.2f}")
-    for i, probs in zip(idx[:len(idx) - len(dark)], p[:len(idx) - len(dark)]):
-        name = layout.names[i]
-        read = out[name].code[1]
-        sure = probs[".wb".index(read)]
-        need, why = stricter[i] if read == "." and i in stricter else (SURE[read], "")
-        why = why if sure >= SURE[read] else ""  # said only where the stricter need decides
-        if sure < need:
-            out[name] = CellReading(out[name].code[0] + "?", f"controller unclear: across the border the light looks "
-                                    f"{_LOOKS[read]} at P {sure:.{3 if why else 2}f} only{', ' + why if why else ''} "
-                                    f"(bare wood {probs[0]:.2f}, a white plate {probs[1]:.2f}, a black one "
-                                    f"{probs[2]:.2f})")

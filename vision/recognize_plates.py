@@ -27,7 +27,7 @@ BARE_LIGHT = 0.35
 #: at most this much of the wood's light next to it, as a median, and seen on all four
 #: sides (:data:`DARK_SIDES`), is dark: the rules cannot tell a black plate that the blur
 #: mixes with the wood beside it (it takes the wood's colour, dimmed) from wood in deep
-#: shade; the border model may (vision/recognize_grid.py, ``BLACK_SURE``)
+#: shade; the border model may (vision/recognize_second.py, ``BLACK_SURE``)
 DARK_LIGHT = 0.35
 #: ... seen on this many sides, two samples a side at least: the tile's shadow darkens two
 #: sides of a bare border, and a tile seen from the side hides the other two (1100170 b6

@@ -1,0 +1,104 @@
+"""The border model's second look (vision/recognize_border.py) at the borders the rules of
+vision/recognize_grid.py read or leave open.
+
+Mostly it takes readings away: a border read bare or white that the model does not call
+so is left ``?``. It makes readings of its own only where the rules leave a border open and
+lean to a black plate: a border dark all round (or on the sides in view), and one whose
+samples split with black leading, is read black where the model calls it so with near
+certainty and no arm is in view.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .recognize_border import SURE, profile_features
+from .recognize_model import Ensemble
+
+if TYPE_CHECKING:
+    from .recognize_grid import CellReading, GridGeometry, GridLayout
+
+#: a border dark all round (vision/recognize_plates.py, ``DARK_LIGHT``) is a black plate where
+#: the border model says so with this probability. The rules leave black plates unknown
+#: where the blur mixes them with the wood beside them (then they look as wood in shade
+#: does): on 150 plain frames of the benchmark's grid seeds, none of the 1,259 black plates
+#: round tiles read right was read black. The model tells them apart from the light across
+#: the border, a dark band as wide as the plate's margin: of the first 150 frames' tiles
+#: read right in each of five looks (plain, webcams, far colours, pieces off true, moving
+#: hands), 5,387 of 6,016 black plates are black to it at 0.99 or more, and 6 of 39,278 bare
+#: borders and white plates, none of them dark all round. Not with an arm in view, whose
+#: shadow may darken a border where the tile's does not (fresh 6400142 f5 and 6400147 e1
+#: and e4 through webcams: bare borders, dark on three sides, read black at 0.99-1.00 when
+#: three were enough). With no arm in view, a border dark on three sides (``DIM_SIDES``: a
+#: tile seen from the side hides the fourth) is asked too: of the benchmark's first 200 grid
+#: frames in five looks, of the borders not lit like the wood and seen on three sides, 1,163
+#: black plates were black to the model at 0.99 or more, the 58 bare borders and white
+#: plates at most 0.18
+BLACK_SURE = 0.99
+#: a border whose samples split, more of them voting black than anything else but too few
+#: to read by (vision/recognize_grid.py, ``SHARE``), is read black where the model calls it
+#: so with this probability, and no arm is in view (as above). On fresh seeds 8,500,000 on
+#: (200 frames in eight looks: 1,600 reads) and six path traced sets (750 frames in five
+#: looks: 3,750 reads) it reads 463 and 1,132 black plates that were ``?``, none wrong at
+#: 0.95 or more. Not white: borders led by white votes read so at 0.99 were right there
+#: too, but the benchmark's grid seeds showed webcam halos the model calls white at 0.99-
+#: 1.00 (1100189 through a webcam: seven bare borders; docs/vision.md, Recognition)
+SPLIT_SURE = 0.99
+#: what the light across a border looks like, by what the rules read there
+_LOOKS = {".": "like bare wood", "w": "like a white plate"}
+
+
+def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridLayout, geo: GridGeometry,
+                ref: np.ndarray, border: Ensemble, dark: Sequence[int],
+                partly: frozenset[int] | set[int] = frozenset(),
+                stricter: Mapping[int, tuple[float, str]] | None = None,
+                split: Sequence[tuple[int, float]] = (), hand: bool = False) -> dict[str, tuple[str, str]]:
+    """The readings (code, why) that change, by cell name. Borders read bare or white
+    that the model does not call so with :data:`SURE` (for the bare borders of
+    ``stricter``, with the probability it gives and the reason why) become ``?``; borders
+    dark all round (``dark``; ``partly``: those dark on the sides in view, a side hidden)
+    that it calls black with :data:`BLACK_SURE` are read black, and so are borders whose
+    samples split with black leading (``split``: the cell and black's share of its samples)
+    that it calls black with :data:`SPLIT_SURE`, but not with an arm in view (``hand``).
+    ``ref``: the wood next to every cell (linear RGB)."""
+    stricter = stricter or {}
+    checked = [i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"]
+    asked = checked + list(dark) + [i for i, _ in split]
+    if not asked:
+        return {}
+    idx = np.array(asked, dtype=np.intp)
+    p = border.probabilities(profile_features(image, geo.profile[idx], ref[idx], geo.border_px))
+    p_checked, p_dark, p_split = np.split(p, [len(checked), len(checked) + len(dark)])
+    again: dict[str, tuple[str, str]] = {}
+    for i, probs in zip(dark, p_dark):
+        name = layout.names[i]
+        if probs[2] >= BLACK_SURE:
+            where = "on the sides in view" if i in partly else "all round"
+            again[name] = (out[name].code[0] + "b", f"read: a border dark {where}, and across it the light of a black "
+                                                    f"plate at P {probs[2]:.2f}")
+    for (i, share), probs in zip(split, p_split):
+        name = layout.names[i]
+        if probs[2] < SPLIT_SURE:
+            continue
+        if hand:
+            again[name] = (out[name].code, f"{out[name].why}: across the border the light of a black plate at P "
+                                           f"{probs[2]:.3f}, but an arm is in view, whose shadow may darken a border")
+        else:
+            again[name] = (out[name].code[0] + "b", f"read: a black plate by {share:.0%} of the border's samples, too "
+                                                    f"few alone, and across the border the light of one at P "
+                                                    f"{probs[2]:.3f}")
+    for i, probs in zip(checked, p_checked):
+        name = layout.names[i]
+        read = out[name].code[1]
+        sure = probs[".wb".index(read)]
+        need, why = stricter[i] if read == "." and i in stricter else (SURE[read], "")
+        why = why if sure >= SURE[read] else ""  # said only where the stricter need decides
+        if sure < need:
+            again[name] = (out[name].code[0] + "?", f"controller unclear: across the border the light looks "
+                                                    f"{_LOOKS[read]} at P {sure:.{3 if why else 2}f} only"
+                                                    f"{', ' + why if why else ''} (bare wood {probs[0]:.2f}, a white "
+                                                    f"plate {probs[1]:.2f}, a black one {probs[2]:.2f})")
+    return again
