@@ -10,8 +10,8 @@ All cells are read at once: the sample pixels for a pose are worked out once
 (:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic. A
 border read bare or white gets a second look from a small model of the light across it
 (vision/recognize_border.py), which can only make it ``?``; where the rules leave a border
-open, dark all round or its samples split with black leading, the same model reads a black
-plate where it is sure (vision/recognize_second.py).
+open, dark all round or its samples split, the same model reads a plate where it is sure
+(vision/recognize_second.py).
 """
 
 from __future__ import annotations
@@ -484,13 +484,17 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             was = stricter.get(i)
             stricter[i] = (PALE_SURE, f"on wood {wood_to_white:.2f} from the markers' paper's white, where a white plate "
                                        "hardly stands out" + (f", {was[1]}" if was else ""))
+    # the share of the borders round clear tiles whose samples lean white rather than bare: where
+    # most do, bare wood looks pale in this frame (vision/recognize_second.py, ``PALE_FRAME``)
+    leaning = in_view & (share >= SHARE) & (ok_b.sum(axis=1) >= 6) & (ctrl < 2)
+    pale = float((ctrl[leaning] == 1).mean()) if leaning.any() else 0.0
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
         unlit, dark, cshare, needed, ctrl, margin_lit = (a.tolist() for a in (
             in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off, ok_b.sum(axis=1), overexposed,
             blind, summed, unlit, dark, cshare, needed, ctrl, margin_lit))
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
-    split: list[tuple[int, float]] = []  # borders whose samples split, black leading: the border model may read them
+    split: list[tuple[int, int, float]] = []  # borders whose samples split: the border model may read them
     partly: set[int] = set()  # ... and those dark on the sides in view only (:data:`DIM_SIDES`)
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
@@ -547,8 +551,10 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
                 partly.add(i)
         elif cshare[i] < needed[i]:
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
-            if ctrl[i] == 2:
-                split.append((i, cshare[i]))
+            # not white where a white border read in full would be doubted (the two rules below)
+            doubted = margin_lit[i] or (c == "B" and geo.border_px < BLUE_WHITE_PX)
+            if ctrl[i] == 2 or (ctrl[i] == 1 and not doubted):
+                split.append((i, ctrl[i], cshare[i]))
         elif ctrl[i] == 1 and margin_lit[i]:
             out[name] = CellReading(c + "?", f"controller unclear: white against the plate's margin, but the wood round "
                                               f"it is {margin_lit[i]:.2f} times as bright as that margin (glare?) and "
@@ -559,6 +565,6 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
-        again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand)
+        again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand, pale)
         out.update({name: CellReading(*reading) for name, reading in again.items()})
     return out

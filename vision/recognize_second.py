@@ -3,9 +3,10 @@ vision/recognize_grid.py read or leave open.
 
 Mostly it takes readings away: a border read bare or white that the model does not call
 so is left ``?``. It makes readings of its own only where the rules leave a border open and
-lean to a black plate: a border dark all round (or on the sides in view), and one whose
-samples split with black leading, is read black where the model calls it so with near
-certainty and no arm is in view.
+lean to a plate: a border dark all round (or on the sides in view), and one whose samples
+split with black leading, is read black where the model calls it so with near certainty and
+no arm is in view; one whose samples split with white leading is read white so, too, unless
+bare wood looks pale all over the frame.
 """
 
 from __future__ import annotations
@@ -38,35 +39,57 @@ if TYPE_CHECKING:
 #: black plates were black to the model at 0.99 or more, the 58 bare borders and white
 #: plates at most 0.18
 BLACK_SURE = 0.99
-#: a border whose samples split, more of them voting black than anything else but too few
-#: to read by (vision/recognize_grid.py, ``SHARE``), is read black where the model calls it
-#: so with this probability, and no arm is in view (as above). On fresh seeds 8,500,000 on
+#: a border whose samples split, more of them voting black (or white) than anything else but
+#: too few to read by (vision/recognize_grid.py, ``SHARE``), is read so where the model calls
+#: it so with this probability, and no arm is in view (as above). On fresh seeds 8,500,000 on
 #: (200 frames in eight looks: 1,600 reads) and six path traced sets (750 frames in five
 #: looks: 3,750 reads) it reads 463 and 1,132 black plates that were ``?``, none wrong at
-#: 0.95 or more. Not white: borders led by white votes read so at 0.99 were right there
-#: too, but the benchmark's grid seeds showed webcam halos the model calls white at 0.99-
-#: 1.00 (1100189 through a webcam: seven bare borders; docs/vision.md, Recognition)
+#: 0.95 or more
 SPLIT_SURE = 0.99
+#: ... white where the model calls it so with this probability: glare on bare wood can pass
+#: for a white plate's light (path traced 8460065 c3, bare, white at 0.983-0.991 in four
+#: looks). With :data:`WHITE_SPLIT_LEAST` and :data:`PALE_FRAME`, on the benchmark's grid
+#: frames (2,150 with no arm in view), 8,500,000 on (200 frames in eight looks) and six path
+#: traced sets (3,750 reads), 6,066, 2,327 and 2,151 white plates are read that were ``?``,
+#: none wrong; at 0.99, 7,566, 2,916 and 3,658 with one wrong (8460065 c3 through JPEG)
+WHITE_SPLIT_SURE = 0.998
+#: ... and only where at least this share of the border's samples vote white: bare wood lit
+#: by glare or a halo votes white here and there (the benchmark's grid seeds 1101471 b6 at
+#: 5 % and 1100337 e9 through a webcam at 20 %, both bare, white to the model at 0.997-0.998)
+WHITE_SPLIT_LEAST = 0.25
+#: ... and only where at most this share of the frame's borders round clear tiles lean white
+#: rather than bare (vision/recognize_grid.py): where more do, bare wood looks pale all over
+#: the frame, as a webcam's sharpening halo beside dark tiles makes it, and the model calls
+#: bare borders white too (1100189 through a webcam: 81 % lean white, seven bare borders
+#: white at 0.993-1.000). Random positions put plates under about a quarter of the tiles
+PALE_FRAME = 0.5
 #: what the light across a border looks like, by what the rules read there
 _LOOKS = {".": "like bare wood", "w": "like a white plate"}
+#: what an arm in view may do to a border, by the plate the model sees there
+_ARM = {1: "skin or shadow may change a border's light", 2: "shadow may darken a border"}
 
 
 def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridLayout, geo: GridGeometry,
                 ref: np.ndarray, border: Ensemble, dark: Sequence[int],
                 partly: frozenset[int] | set[int] = frozenset(),
                 stricter: Mapping[int, tuple[float, str]] | None = None,
-                split: Sequence[tuple[int, float]] = (), hand: bool = False) -> dict[str, tuple[str, str]]:
+                split: Sequence[tuple[int, int, float]] = (), hand: bool = False,
+                pale: float = 0.0) -> dict[str, tuple[str, str]]:
     """The readings (code, why) that change, by cell name. Borders read bare or white
     that the model does not call so with :data:`SURE` (for the bare borders of
     ``stricter``, with the probability it gives and the reason why) become ``?``; borders
     dark all round (``dark``; ``partly``: those dark on the sides in view, a side hidden)
     that it calls black with :data:`BLACK_SURE` are read black, and so are borders whose
-    samples split with black leading (``split``: the cell and black's share of its samples)
-    that it calls black with :data:`SPLIT_SURE`, but not with an arm in view (``hand``).
+    samples split (``split``: the cell, the plate leading, 1 white or 2 black, and its share
+    of the samples) that it calls that plate with :data:`SPLIT_SURE` (white:
+    :data:`WHITE_SPLIT_SURE`), but not with an arm in view (``hand``), and white ones only by
+    :data:`WHITE_SPLIT_LEAST` of their samples and where at most :data:`PALE_FRAME` of the
+    frame's borders lean white (``pale``).
     ``ref``: the wood next to every cell (linear RGB)."""
     stricter = stricter or {}
     checked = [i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"]
-    asked = checked + list(dark) + [i for i, _ in split]
+    split = [(i, plate, share) for i, plate, share in split if plate == 2 or share >= WHITE_SPLIT_LEAST]
+    asked = checked + list(dark) + [i for i, _, _ in split]
     if not asked:
         return {}
     idx = np.array(asked, dtype=np.intp)
@@ -79,17 +102,21 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
             where = "on the sides in view" if i in partly else "all round"
             again[name] = (out[name].code[0] + "b", f"read: a border dark {where}, and across it the light of a black "
                                                     f"plate at P {probs[2]:.2f}")
-    for (i, share), probs in zip(split, p_split):
+    for (i, plate, share), probs in zip(split, p_split):
         name = layout.names[i]
-        if probs[2] < SPLIT_SURE:
+        if probs[plate] < (SPLIT_SURE, WHITE_SPLIT_SURE)[plate == 1]:
             continue
+        what = ("", "white", "black")[plate]
+        seen = f"{out[name].why}: across the border the light of a {what} plate at P {probs[plate]:.3f}, but "
         if hand:
-            again[name] = (out[name].code, f"{out[name].why}: across the border the light of a black plate at P "
-                                           f"{probs[2]:.3f}, but an arm is in view, whose shadow may darken a border")
+            again[name] = (out[name].code, seen + f"an arm is in view, whose {_ARM[plate]}")
+        elif plate == 1 and pale > PALE_FRAME:
+            again[name] = (out[name].code, seen + f"{pale:.0%} of the frame's borders lean white: bare wood looks "
+                                                  "pale all over it (a webcam's sharpening halo?)")
         else:
-            again[name] = (out[name].code[0] + "b", f"read: a black plate by {share:.0%} of the border's samples, too "
-                                                    f"few alone, and across the border the light of one at P "
-                                                    f"{probs[2]:.3f}")
+            again[name] = (out[name].code[0] + ".wb"[plate], f"read: a {what} plate by {share:.0%} of the border's "
+                                                             f"samples, too few alone, and across the border the "
+                                                             f"light of one at P {probs[plate]:.3f}")
     for i, probs in zip(checked, p_checked):
         name = layout.names[i]
         read = out[name].code[1]
