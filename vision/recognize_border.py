@@ -15,8 +15,9 @@ a black plate. A border the rules read bare or white that the model does not cal
 wood, or read on few samples) is left ``?``. It makes readings in two cases only, where
 the rules leave a border open (vision/recognize_second.py): a border they find dark all
 round, which they cannot tell from wood in shade, is a black plate where the model says so
-with ``BLACK_SURE``, and so is one whose samples split with black leading but too few to
-read by, where it says so with ``SPLIT_SURE`` (neither with an arm in view).
+with ``BLACK_SURE``, and one whose samples split, black or white leading but too few to
+read by, is that plate where it says so with ``SPLIT_SURE`` (white: ``WHITE_SPLIT_SURE``
+and the needs beside it); none with an arm in view.
 """
 
 from __future__ import annotations

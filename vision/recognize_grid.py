@@ -65,6 +65,8 @@ SPILT_SHARE = 0.8
 SPILT_LEAST = 0.25
 #: the border must be at least this wide in the image (px) to be read
 MIN_BORDER_PX = 1.6
+#: ... and have at least this many of its samples in view
+BORDER_SEEN = 6
 #: ... and at least this wide to be read as a white plate beside a blue tile. Against the
 #: wood, white is above all bluer, as the blue tile's own colour spilt over the border is,
 #: and JPEG keeps colour at half the resolution: a bare border 1.66 px wide between a blue
@@ -486,12 +488,13 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
                                        "hardly stands out" + (f", {was[1]}" if was else ""))
     # the share of the borders round clear tiles whose samples lean white rather than bare: where
     # most do, bare wood looks pale in this frame (vision/recognize_second.py, ``PALE_FRAME``)
-    leaning = in_view & (share >= SHARE) & (ok_b.sum(axis=1) >= 6) & (ctrl < 2)
+    border_seen = ok_b.sum(axis=1)
+    leaning = in_view & (share >= SHARE) & (border_seen >= BORDER_SEEN) & (ctrl < 2)
     pale = float((ctrl[leaning] == 1).mean()) if leaning.any() else 0.0
     # plain Python values from here: the rules below read them a cell at a time
     in_view, loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed, blind, summed, \
         unlit, dark, cshare, needed, ctrl, margin_lit = (a.tolist() for a in (
-            in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off, ok_b.sum(axis=1), overexposed,
+            in_view, geo.loose, colour, share, alike, skin, skin_limit, other, off, border_seen, overexposed,
             blind, summed, unlit, dark, cshare, needed, ctrl, margin_lit))
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
     split: list[tuple[int, int, float]] = []  # borders whose samples split: the border model may read them
@@ -523,7 +526,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"controller unclear: {c}, but {1.0 - share[i]:.0%} of the tile's samples "
                                               "are not, with an arm crossing into view nearby: a hand over part of the "
                                               "tile may lie over its border")
-        elif geo.border_px < MIN_BORDER_PX or border_seen[i] < 6:
+        elif geo.border_px < MIN_BORDER_PX or border_seen[i] < BORDER_SEEN:
             out[name] = CellReading(c + "?", "border too thin or hidden")
         elif loose[i] > LOOSE:
             out[name] = CellReading(c + "?", f"the markers pin the border down to ±{loose[i]:.0%} of its width only")
