@@ -556,7 +556,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"controller unclear ({'.wb'[ctrl[i]]} {cshare[i]:.0%})")
             # not white where a white border read in full would be doubted (the two rules below)
             doubted = margin_lit[i] or (c == "B" and geo.border_px < BLUE_WHITE_PX)
-            if ctrl[i] == 2 or (ctrl[i] == 1 and not doubted):
+            if ctrl[i] != 1 or not doubted:
                 split.append((i, ctrl[i], cshare[i]))
         elif ctrl[i] == 1 and margin_lit[i]:
             out[name] = CellReading(c + "?", f"controller unclear: white against the plate's margin, but the wood round "
