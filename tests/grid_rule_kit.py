@@ -39,13 +39,15 @@ def read_twice(seed: int, look: str, rule_off: dict[str, Any], others_off: dict[
     """Frame ``seed`` of the random sets in ``look`` read with a rule and without it
     (``rule_off``: the settings of vision/recognize_grid.py that turn it off), both times
     with ``others_off`` set: the scene, the cells and why with it, and without. Both times
-    without the border model's reading of bare borders whose samples split
-    (vision/recognize_second.py, ``BARE_SPLIT_SURE``), which reads many of the borders the
-    rules tested here leave open: each rule is tested alone."""
+    without the border model's reading of bare borders whose samples split and of black
+    plates the rules hold for their light (vision/recognize_second.py, ``BARE_SPLIT_SURE``,
+    ``HELD_BLACK_SURE``), which read many of the borders the rules tested here leave open:
+    each rule is tested alone."""
     sc, image = frame_in_look(GRID, seed, look)
     recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(recognize_second, "BARE_SPLIT_SURE", 1.01)
+        mp.setattr(recognize_second, "HELD_BLACK_SURE", 1.01)
         for name, value in (others_off or {}).items():
             mp.setattr(recognize_grid, name, value)
         cells, why = read(recognizer, image)

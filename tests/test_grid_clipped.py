@@ -33,7 +33,8 @@ def test_what_it_reads_is_right_and_only_bare_controllers_change(bright):
 
 def test_plates_on_that_wood_stay_unknown(bright):
     """Its 15 black and white plates on overexposed wood: none passes for bare wood, and
-    none is read at all."""
+    the rules read none at all (the border model, asked after them, reads the black ones:
+    tests/test_grid_held.py)."""
     sc, cells, _, _, why_before = bright
     plates = [n for n in cells if sc.cells[n][1] in "wb" and why_before[n] == OVEREXPOSED]
     assert len(plates) >= 12

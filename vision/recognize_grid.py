@@ -499,6 +499,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
     dark_cells: list[int] = []  # borders dark all round: the border model may call them black
     split: list[tuple[int, int, float]] = []  # borders whose samples split: the border model may read them
     partly: set[int] = set()  # ... and those dark on the sides in view only (:data:`DIM_SIDES`)
+    held: dict[int, str] = {}  # borders held for their light alone: the border model may call them black
     out: dict[str, CellReading] = {}
     for i, name in enumerate(layout.names):
         if not in_view[i]:
@@ -534,8 +535,12 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + "?", f"controller unclear: the border looks bare, but is {geo.border_px:.2f} px "
                                               "wide: a pale plate blurred with the tile's spill takes the wood's colour "
                                               "on a border that thin")
+            if not hand:  # a hand's shadow darkens what the tile's does not
+                held[i] = f"bare wood on a border {geo.border_px:.2f} px wide"
         elif blind[i]:
             out[name] = CellReading(c + "?", "the wood is overexposed: a white plate would look the same")
+            if not hand:
+                held[i] = "overexposed wood"
         elif summed[i] > BARE_MIXED:
             out[name] = CellReading(c + "?", f"controller unclear: the border looks bare, but the wood and the tile's "
                                               f"spill add up to {summed[i]:.2f} times the wood's light next to it: "
@@ -568,6 +573,7 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
         else:
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
-        again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand, pale)
+        again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand, pale,
+                            held)
         out.update({name: CellReading(*reading) for name, reading in again.items()})
     return out

@@ -7,7 +7,8 @@ lean one way: a border dark all round (or on the sides in view), and one whose s
 split with black leading, is read black where the model calls it so with near certainty and
 no arm is in view; one whose samples split with white leading is read white so, too, unless
 bare wood looks pale all over the frame; and one whose samples split with bare wood leading
-is read bare so.
+is read bare so. A border the rules hold for its light alone (bare-looking but thin, or on
+overexposed wood) is read black where the model is sure of a black plate there.
 """
 
 from __future__ import annotations
@@ -77,6 +78,18 @@ BARE_SPLIT_SURE = 0.999
 #: 8430049 h1 through a webcam, a white plate only 5 % of whose samples voted at all, was bare
 #: to the model at 0.9999
 BARE_SPLIT_LEAST = 0.2
+#: a border the rules hold for its light alone is read black where the model calls it a
+#: black plate with this probability and no arm is in view: one that looks bare but is too
+#: thin for bare to be told from a pale plate (vision/recognize_grid.py, ``BARE_PX``), and
+#: one on overexposed wood, where a white plate would look as bare wood does but a black
+#: one would not. Of those with no arm in view, on the benchmark's grid frames, 8,500,000
+#: on (eight looks) and nine path traced sets (4,700 reads), the bare borders and white
+#: plates are black to it at 0.975 at most (path traced 8480038 f2 through a webcam, thin;
+#: 1100170 e6 through a webcam, overexposed, 0.968), and at 0.998 it reads 3,941, 920 and
+#: 9,889 black plates that were ``?``. Not borders only not lit like the wood (1100170 b6,
+#: bare, dark on two sides through a webcam, black to it at 0.995): those need the rules'
+#: darkness on three sides or more (:data:`BLACK_SURE`)
+HELD_BLACK_SURE = 0.998
 #: what the light across a border looks like, by what the rules read there
 _LOOKS = {".": "like bare wood", "w": "like a white plate"}
 #: what an arm in view may do to a border, by the plate the model sees there
@@ -91,7 +104,7 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
                 partly: frozenset[int] | set[int] = frozenset(),
                 stricter: Mapping[int, tuple[float, str]] | None = None,
                 split: Sequence[tuple[int, int, float]] = (), hand: bool = False,
-                pale: float = 0.0) -> dict[str, tuple[str, str]]:
+                pale: float = 0.0, held: Mapping[int, str] | None = None) -> dict[str, tuple[str, str]]:
     """The readings (code, why) that change, by cell name. Borders read bare or white
     that the model does not call so with :data:`SURE` (for the bare borders of
     ``stricter``, with the probability it gives and the reason why) become ``?``; borders
@@ -102,19 +115,26 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
     :data:`WHITE_SPLIT_SURE`, bare: :data:`BARE_SPLIT_SURE`) are read so, but not with an arm
     in view (``hand``); white ones only by :data:`WHITE_SPLIT_LEAST` of their samples and
     where at most :data:`PALE_FRAME` of the frame's borders lean white (``pale``), bare ones
-    only by :data:`BARE_SPLIT_LEAST`.
-    ``ref``: the wood next to every cell (linear RGB)."""
+    only by :data:`BARE_SPLIT_LEAST`. Borders the rules hold for their light alone (``held``:
+    what the rules saw there, by cell) that it calls black with :data:`HELD_BLACK_SURE` are
+    read black. ``ref``: the wood next to every cell (linear RGB)."""
     stricter = stricter or {}
+    held = held or {}
     checked = [i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"]
     least = (BARE_SPLIT_LEAST, WHITE_SPLIT_LEAST, 0.0)  # looked up here, where tests may change them
     split = [(i, plate, share) for i, plate, share in split if share >= least[plate]]
-    asked = checked + list(dark) + [i for i, _, _ in split]
+    asked = checked + list(dark) + [i for i, _, _ in split] + list(held)
     if not asked:
         return {}
     idx = np.array(asked, dtype=np.intp)
     p = border.probabilities(profile_features(image, geo.profile[idx], ref[idx], geo.border_px))
-    p_checked, p_dark, p_split = np.split(p, [len(checked), len(checked) + len(dark)])
+    p_checked, p_dark, p_split, p_held = np.split(p, np.cumsum([len(checked), len(dark), len(split)]))
     again: dict[str, tuple[str, str]] = {}
+    for (i, saw), probs in zip(held.items(), p_held):
+        if probs[2] >= HELD_BLACK_SURE:
+            name = layout.names[i]
+            again[name] = (out[name].code[0] + "b", f"read: across the border the light of a black plate at P "
+                                                    f"{probs[2]:.3f}, where the rules saw {saw}")
     for i, probs in zip(dark, p_dark):
         name = layout.names[i]
         if probs[2] >= BLACK_SURE:
