@@ -83,7 +83,8 @@ BLUE_WHITE_PX = 1.7
 #: fifth, 5100674 a6, 2.5 px wide, the model doubts). The cost, bare borders asking a
 #: spread of a quarter: 237, 221 and 429 bare borders read right on the first 500 frames of
 #: the benchmark's grid rows plain, through webcams and with far colours (0.3-0.6 % of
-#: their characters)
+#: their characters). A black plate there the border model may read (vision/recognize_second.py,
+#: ``HELD_BLACK_SURE``)
 BARE_PX = 1.9
 #: nor is it read where the pose's spread (one standard deviation) is more than this share
 #: of its width: the border samples, in its middle, could be on the tile or the wood. The
@@ -114,7 +115,8 @@ SAME_AS_WOOD = 0.5
 #: read right unknown, each beside a hand; a floor of 0.005 would make 15
 SAME_FLOOR = 0.003
 #: the wood round a cell is overexposed where a channel of it reaches this (linear): a
-#: white plate would look the same, and colours judged against it lean to red
+#: white plate would look the same, and colours judged against it lean to red (a black plate
+#: would not: the border model may read one there, vision/recognize_second.py)
 OVEREXPOSED = 0.9
 #: ... but a border read bare by the rules (:data:`ALONE_SHARE`, :data:`SPILT_SHARE`) is read
 #: where no more than this many channels of the wood clip: in green and blue a white plate
