@@ -94,11 +94,11 @@ def test_bare_borders_leaning_white_through_a_webcam_stay_unknown(seed, guard, o
 
 
 def test_a_bare_border_few_of_whose_samples_vote_bare_stays_unknown(monkeypatch):
-    """``BARE_SPLIT_LEAST``: the model alone does not read a border a fifth of whose samples
-    vote nothing clearly (path traced 8430049 h1, a white plate, was bare to it at 0.9999 with
-    5 % of its samples voting bare). In this plain frame of the benchmark's grid seeds, bare
-    borders so led are bare to the model at 0.999 or more; blinded, the guard lets the model
-    read them."""
+    """``BARE_SPLIT_LEAST``: the model alone does not read a border fewer than a fifth of
+    whose samples vote bare, the rest voting nothing clearly (path traced 8430049 h1, a white
+    plate, was bare to it at 0.9999 with 5 % of its samples voting bare). In this plain frame
+    of the benchmark's grid seeds, such borders are bare to the model at 0.999 or more and
+    stay ``?``; with the guard blinded, the model reads them."""
     sc, image = frame_in_look(GRID, 1_101_419, "plain")
     result = Recognizer(GRID, sc.game).read(image)
     few = {n for n, w in result.details.items()
