@@ -12,12 +12,14 @@ two-layer perceptron (vision/recognize_model.py, weights in vision/border_weight
 ``python -m vision.border_train``) gives the probabilities of bare wood, a white plate and
 a black plate. A border the rules read bare or white that the model does not call so with
 :data:`SURE` (:data:`DIM_SURE`, :data:`SPILT_SURE` for a bare border lit less than the
-wood, or read on few samples) is left ``?``. It makes readings in two cases only, where
-the rules leave a border open (vision/recognize_second.py): a border they find dark all
-round, which they cannot tell from wood in shade, is a black plate where the model says so
-with ``BLACK_SURE``, and one whose samples split, black or white leading but too few to
-read by, is that plate where it says so with ``SPLIT_SURE`` (white: ``WHITE_SPLIT_SURE``
-and the needs beside it); none with an arm in view.
+wood, or read on few samples) is left ``?``. It makes readings only where the rules leave
+a border open (vision/recognize_second.py): a border they find dark all round, which they
+cannot tell from wood in shade, is a black plate where the model says so with
+``BLACK_SURE``; one whose samples split, black, white or bare wood leading but too few to
+read by, is what leads where it says so with ``SPLIT_SURE`` (white: ``WHITE_SPLIT_SURE``,
+bare: ``BARE_SPLIT_SURE``, and the needs beside them); and one held for its light alone
+(too thin to tell bare from a pale plate, or on overexposed wood) is a black plate where it
+says so with ``HELD_BLACK_SURE``; none with an arm in view.
 """
 
 from __future__ import annotations

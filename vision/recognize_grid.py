@@ -10,8 +10,8 @@ All cells are read at once: the sample pixels for a pose are worked out once
 (:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic. A
 border read bare or white gets a second look from a small model of the light across it
 (vision/recognize_border.py), which can only make it ``?``; where the rules leave a border
-open, dark all round or its samples split, the same model reads a plate where it is sure
-(vision/recognize_second.py).
+open (dark all round, its samples split, or held for its light alone), the same model reads
+it where it is sure (vision/recognize_second.py).
 """
 
 from __future__ import annotations
