@@ -20,7 +20,8 @@ import cv2
 
 from vision.geometry import load_board
 from vision.recognize import Recognizer
-from vision.recognize_train import after_look, scenes
+from vision.pbr_frames import PHOTO_LOOKS, in_look
+from vision.recognize_train import scenes
 from vision.render_pbr import render_pbr
 from vision.score import score
 
@@ -43,17 +44,8 @@ def _read(board, game: str, image, truth: dict[str, str], counts: Counter) -> li
 
 
 #: what a camera and a room do to a photograph, applied to each path traced frame
-#: afterwards: the random sets' webcam and room looks (``after_look``,
-#: vision/recognize_train.py), and a JPEG round trip at a quality of 40 to 80
-LOOKS = ("webcam", "JPEG", "shadow", "cast-drift")
-
-
-def looked(image, look: str, seed: int):
-    """``image`` as the look ``look`` leaves it (seeded by the frame's ``seed``)."""
-    if look == "JPEG":
-        quality = random.Random(seed).randint(40, 80)
-        return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
-    return after_look(image, look, seed)
+#: afterwards (``in_look``, vision/pbr_frames.py)
+LOOKS = PHOTO_LOOKS[1:]
 
 
 def run(quick: bool = False) -> list[tuple[str, str, str]]:
@@ -81,7 +73,7 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
             _read(board, sc.game, sc.frame.image, sc.cells, own)  # type: ignore[attr-defined]
             for look in LOOKS:
                 seen_wrong += [f"{seed} {name} {look}" for name in
-                               _read(board, sc.game, looked(image, look, seed), sc.cells, seen[look])]
+                               _read(board, sc.game, in_look(image, look, seed), sc.cells, seen[look])]
             print(f"  {board_name}, {what}: {k + 1}/{frames} path traced frames", file=sys.stderr, flush=True)
         chars = max(counts["chars"], 1)
         rows.append((f"{board_name} path traced frames, {what} (Mitsuba 3, {SPP} spp; seeds "

@@ -41,13 +41,15 @@ def read_twice(seed: int, look: str, rule_off: dict[str, Any], others_off: dict[
     with ``others_off`` set: the scene, the cells and why with it, and without. Both times
     without the border model's reading of bare borders whose samples split and of black
     plates the rules hold for their light (vision/recognize_second.py, ``BARE_SPLIT_SURE``,
-    ``HELD_BLACK_SURE``), which read many of the borders the rules tested here leave open:
-    each rule is tested alone."""
+    ``HELD_BLACK_SURE``), which read many of the borders the rules tested here leave open,
+    and without the second border model's doubt (``PBR_SURE``), which leaves some of those
+    the rules read bare open: each rule is tested alone."""
     sc, image = frame_in_look(GRID, seed, look)
     recognizer = Recognizer(GRID, sc.game, hold=0.0)  # the same frame read again under other rules: in full
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(recognize_second, "BARE_SPLIT_SURE", 1.01)
         mp.setattr(recognize_second, "HELD_BLACK_SURE", 1.01)
+        mp.setattr(recognize_second, "PBR_SURE", 0.0)
         for name, value in (others_off or {}).items():
             mp.setattr(recognize_grid, name, value)
         cells, why = read(recognizer, image)

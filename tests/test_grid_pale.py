@@ -9,6 +9,7 @@ from collections import Counter
 import pytest
 
 import vision.recognize_grid as recognize_grid
+import vision.recognize_second as recognize_second
 from vision.geometry import load_board
 from vision.recognize import Recognizer
 from vision.recognize_train import frame_in_look
@@ -32,7 +33,8 @@ def test_a_cream_plate_on_a_thin_border_is_not_read_bare(seed, name, px, model, 
     ``SURE``) and passes the other two (0.97 and 0.99), which without ``BARE_PX`` are read
     `G.`, wrong (c2 was so before it). c7's wood lies 0.62 from the markers' paper's white,
     where a bare border must be bare to the model at ``PALE_SURE`` (vision/recognize_glare.py):
-    that too leaves it `?`, and without both it is read `G.`."""
+    that too leaves it `?`, and so does the second border model, fitted on path traced
+    frames (vision/recognize_second.py, ``PBR_SURE``); without all three it is read `G.`."""
     truth, cells, details = _read(seed)
     assert truth[name] == "Gw" and cells[name] == "G?"
     assert f"the border looks bare, but is {px} px wide" in details[name]
@@ -44,6 +46,9 @@ def test_a_cream_plate_on_a_thin_border_is_not_read_bare(seed, name, px, model, 
     elif pale:
         assert cells[name] == "G?" and "on wood 0.62 from the markers' paper's white" in details[name]
         monkeypatch.setattr(recognize_grid, "PALE_WOOD", -1.0)
+        truth, cells, details = _read(seed)
+        assert cells[name] == "G?" and "only to the model fitted on path traced frames" in details[name]
+        monkeypatch.setattr(recognize_second, "PBR_SURE", 0.0)
         truth, cells, details = _read(seed)
         assert cells[name] == "G." and score(cells, truth, Counter()) == [name]
     else:

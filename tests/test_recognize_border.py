@@ -93,9 +93,11 @@ def test_features_are_medians_and_quartiles_of_the_log_ratios():
                                           np.full((4, 1), np.log(1.7))], axis=1), rtol=0, atol=1e-12)
 
 
-def test_a_border_the_model_doubts_is_unknown_and_nothing_else_changes():
+def test_a_border_the_model_doubts_is_unknown_and_nothing_else_changes(monkeypatch):
     """A border read bare or white stays read where the model gives that at least
-    ``SURE`` and is ``?`` with why where not; no other reading changes."""
+    ``SURE`` and is ``?`` with why where not; no other reading changes. The second model,
+    fitted on path traced frames, is not asked (``PBR_SURE`` 0): the first is tested alone."""
+    monkeypatch.setattr("vision.recognize_second.PBR_SURE", 0.0)
     sc, image = frame_in_look(GRID, 1100000, "plain")
     alone = Recognizer(GRID, sc.game)
     alone.border = None

@@ -296,7 +296,7 @@ def _grid(rec: Any, image: np.ndarray, pose: Pose, plate: np.ndarray, game: str)
     """Tiles on every cell and no control plate; the tiles' chromaticities by colour, from
     the cells read as that colour."""
     geo = rec.grid_geometry(pose)
-    cells = read_grid(image, rec.grid, geo, plate, rec.tiles, rec.albedo, border=rec.border)
+    cells = read_grid(image, rec.grid, geo, plate, rec.tiles, rec.albedo, border=rec.border, border_pbr=rec.border_pbr)
     problems = [f"{n} has no tile" for n, c in cells.items() if c.code[0] == "."]
     problems += [f"{n} has a control plate" for n, c in cells.items() if c.code[1] in "wb"]
     if problems:

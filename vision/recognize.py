@@ -113,12 +113,13 @@ class Recognizer:
     frame in full); a pyramid's levels are measured guessing the last frame's contents
     (vision/recognize_levels.py). That state lives in this instance. On a grid,
     ``border_model`` (the shipped one by default) looks again at borders read bare or white
-    (vision/recognize_border.py)."""
+    (vision/recognize_border.py), and ``border_pbr`` (the shipped one fitted on path traced
+    frames by default) at those it passes."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
                  calibration: Calibration | None = None, adapt: bool = False,
-                 border_model: Ensemble | None = None, hold: float = HOLD_S):
+                 border_model: Ensemble | None = None, border_pbr: Ensemble | None = None, hold: float = HOLD_S):
         if calibration is not None:
             if calibration.board != board.name:
                 raise RecognitionError(f"the calibration is for board {calibration.board}, not {board.name}")
@@ -160,6 +161,7 @@ class Recognizer:
         if board.kind == "pyramid":
             self.layout: Layout | None = Layout.of(board)
             self.border: Ensemble | None = None
+            self.border_pbr: Ensemble | None = None
             self.model = model or load()
             if self.model is None:
                 raise RecognitionError("no trained model: run python -m vision.recognize_train")
@@ -171,6 +173,7 @@ class Recognizer:
             self.tiles = tile_prototypes(board)
             self.albedo = plate_albedos(board)
             self.border = border_model if border_model is not None else load_border_model()
+            self.border_pbr = border_pbr if border_pbr is not None else load_border_model(pbr=True)
             if colours_follow:
                 self.tile_palette = TilePalette(calibration.tiles if calibration else {}, self.tiles)
 
@@ -332,7 +335,7 @@ class Recognizer:
             paper = (marks if marks is not None else self.marker_rings(pose, image.shape).seen(image)).paper_colour()
             to_white = from_white(plate, paper)
             cellr = read_grid(image, self.grid, geo, plate, tiles.protos() if tiles else self.tiles, self.albedo,
-                              hands, self.border, to_white)
+                              hands, self.border, to_white, self.border_pbr)
             cells = {n: r.code for n, r in cellr.items()}
             details = {n: r.why for n, r in cellr.items()}
             probabilities = {}

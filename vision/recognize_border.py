@@ -12,8 +12,10 @@ two-layer perceptron (vision/recognize_model.py, weights in vision/border_weight
 ``python -m vision.border_train``) gives the probabilities of bare wood, a white plate and
 a black plate. A border the rules read bare or white that the model does not call so with
 :data:`SURE` (:data:`DIM_SURE`, :data:`SPILT_SURE` for a bare border lit less than the
-wood, or read on few samples) is left ``?``. It makes readings only where the rules leave
-a border open (vision/recognize_second.py): a border they find dark all round, which they
+wood, or read on few samples) is left ``?``, and so is one that a second model of the same
+form, fitted on path traced frames alone (vision/border_pbr_weights.py), does not call so
+with ``PBR_SURE``. It makes readings only where the rules leave a border open
+(vision/recognize_second.py): a border they find dark all round, which they
 cannot tell from wood in shade, is a black plate where the model says so with
 ``BLACK_SURE``; one whose samples split, black, white or bare wood leading but too few to
 read by, is what leads where it says so with ``SPLIT_SURE`` (white: ``WHITE_SPLIT_SURE``,
@@ -143,10 +145,15 @@ def _log_quantile(ordered: np.ndarray, q: float, offset: np.ndarray) -> np.ndarr
     return a + (b - a) * (h - i)
 
 
-def load_border_model() -> Ensemble | None:
-    """The trained border model, None before training."""
+def load_border_model(pbr: bool = False) -> Ensemble | None:
+    """The trained border model, None before training; with ``pbr``, the second one, fitted
+    on path traced frames alone (vision/border_pbr_weights.py; vision/recognize_second.py,
+    ``PBR_SURE``)."""
     try:
-        from .border_weights import WEIGHTS
+        if pbr:
+            from .border_pbr_weights import WEIGHTS
+        else:
+            from .border_weights import WEIGHTS
     except ImportError:
         return None
     return Ensemble(tuple(Model.from_dict(d) for d in WEIGHTS))

@@ -9,7 +9,8 @@ light's colour, strength and local shadows out. A character that is not clear is
 All cells are read at once: the sample pixels for a pose are worked out once
 (:class:`GridGeometry`), and reading a frame is gathering them and array arithmetic. A
 border read bare or white gets a second look from a small model of the light across it
-(vision/recognize_border.py), which can only make it ``?``; where the rules leave a border
+(vision/recognize_border.py), and from a second one fitted on path traced frames, which
+can only make it ``?``; where the rules leave a border
 open (dark all round, its samples split, or held for its light alone), the same model reads
 it where it is sure (vision/recognize_second.py).
 """
@@ -427,11 +428,12 @@ def wood_reference(image: np.ndarray, geo: GridGeometry, plate: np.ndarray) -> t
 def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: np.ndarray,
               protos: dict[str, np.ndarray], albedo: dict[str, np.ndarray],
               hands: HandSigns | None = None, border: Ensemble | None = None,
-              wood_to_white: float = float("inf")) -> dict[str, CellReading]:
+              wood_to_white: float = float("inf"), border_pbr: Ensemble | None = None) -> dict[str, CellReading]:
     """Every cell: tile colour then controller, ``?`` for what is not clear; ``hands``:
     where arms cross into view (vision/recognize_hands.py); ``border``: the model that
     looks again at borders read bare or white, and at those dark all round
-    (vision/recognize_border.py); ``wood_to_white``: how far the wood lies from the markers'
+    (vision/recognize_border.py), with ``border_pbr``, the one fitted on path traced frames,
+    asked of the borders it passes; ``wood_to_white``: how far the wood lies from the markers'
     paper's white (vision/recognize_glare.py, ``from_white``)."""
     hand = hands is not None and hands.present
     ref, around, ok_w, own_ref = wood_reference(image, geo, plate)
@@ -576,6 +578,6 @@ def read_grid(image: np.ndarray, layout: GridLayout, geo: GridGeometry, plate: n
             out[name] = CellReading(c + ".wb"[ctrl[i]], "read")
     if border is not None:
         again = second_look(out, image, layout, geo, ref, border, dark_cells, partly, stricter, split, hand, pale,
-                            held)
+                            held, border_pbr)
         out.update({name: CellReading(*reading) for name, reading in again.items()})
     return out

@@ -8,7 +8,10 @@ split with black leading, is read black where the model calls it so with near ce
 no arm is in view; one whose samples split with white leading is read white so, too, unless
 bare wood looks pale all over the frame; and one whose samples split with bare wood leading
 is read bare so. A border the rules hold for its light alone (bare-looking but thin, or on
-overexposed wood) is read black where the model is sure of a black plate there.
+overexposed wood) is read black where the model is sure of a black plate there. A border
+the rules read bare or white that the model passes must be so to a second model too, fitted
+on path traced frames alone, which sees glare and a camera's processing as this project's
+renderer does not.
 """
 
 from __future__ import annotations
@@ -90,6 +93,16 @@ BARE_SPLIT_LEAST = 0.2
 #: bare, dark on two sides through a webcam, black to it at 0.995): those need the rules'
 #: darkness on three sides or more (:data:`BLACK_SURE`)
 HELD_BLACK_SURE = 0.998
+#: a border the rules read bare or white, and the border model passes, must be so to the
+#: second border model, fitted on path traced frames alone (vision/border_pbr_weights.py),
+#: with this probability. The first model learnt its borders from this project's renderer;
+#: under glare off a varnished plate, through JPEG or in a room's shadow it called white
+#: plates on path traced frames bare at 0.95-0.998 (docs/vision.md, Limits). On the fresh
+#: path traced sets 8,520,000, 8,540,000 and 8,580,000 on (1,250 reads in five looks),
+#: which neither model was fitted on, 0.95 leaves all 11 white plates read bare ``?`` (0.9
+#: 10: 8580052 g9 in a room's shadow is bare to it at 0.9006) and costs 3.2 % of the 33,891
+#: bare borders read right there, 6.3 % of 13,514 on this project's frames (8,560,000 on)
+PBR_SURE = 0.95
 #: what the light across a border looks like, by what the rules read there
 _LOOKS = {".": "like bare wood", "w": "like a white plate"}
 #: what an arm in view may do to a border, by the plate the model sees there
@@ -104,7 +117,8 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
                 partly: frozenset[int] | set[int] = frozenset(),
                 stricter: Mapping[int, tuple[float, str]] | None = None,
                 split: Sequence[tuple[int, int, float]] = (), hand: bool = False,
-                pale: float = 0.0, held: Mapping[int, str] | None = None) -> dict[str, tuple[str, str]]:
+                pale: float = 0.0, held: Mapping[int, str] | None = None,
+                pbr: Ensemble | None = None) -> dict[str, tuple[str, str]]:
     """The readings (code, why) that change, by cell name. Borders read bare or white
     that the model does not call so with :data:`SURE` (for the bare borders of
     ``stricter``, with the probability it gives and the reason why) become ``?``; borders
@@ -117,7 +131,9 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
     where at most :data:`PALE_FRAME` of the frame's borders lean white (``pale``), bare ones
     only by :data:`BARE_SPLIT_LEAST`. Borders the rules hold for their light alone (``held``:
     what the rules saw there, by cell) that it calls black with :data:`HELD_BLACK_SURE` are
-    read black. ``ref``: the wood next to every cell (linear RGB)."""
+    read black. Borders read bare or white that the model passes must be so to ``pbr``, the
+    model fitted on path traced frames, with :data:`PBR_SURE`. ``ref``: the wood next to
+    every cell (linear RGB)."""
     stricter = stricter or {}
     held = held or {}
     checked = [i for i, n in enumerate(layout.names) if out[n].code[1] in SURE and out[n].why == "read"]
@@ -127,8 +143,10 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
     if not asked:
         return {}
     idx = np.array(asked, dtype=np.intp)
-    p = border.probabilities(profile_features(image, geo.profile[idx], ref[idx], geo.border_px))
+    features = profile_features(image, geo.profile[idx], ref[idx], geo.border_px)
+    p = border.probabilities(features)
     p_checked, p_dark, p_split, p_held = np.split(p, np.cumsum([len(checked), len(dark), len(split)]))
+    q_checked = pbr.probabilities(features[:len(checked)]) if pbr is not None and checked else p_checked
     again: dict[str, tuple[str, str]] = {}
     for (i, saw), probs in zip(held.items(), p_held):
         if probs[2] >= HELD_BLACK_SURE:
@@ -156,7 +174,7 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
                                                              f"samples, too few alone, and across the border the "
                                                              f"light of {('bare wood', 'one', 'one')[plate]} at P "
                                                              f"{probs[plate]:.3f}")
-    for i, probs in zip(checked, p_checked):
+    for i, probs, second in zip(checked, p_checked, q_checked):
         name = layout.names[i]
         read = out[name].code[1]
         sure = probs[".wb".index(read)]
@@ -167,4 +185,10 @@ def second_look(out: Mapping[str, CellReading], image: np.ndarray, layout: GridL
                                                     f"{_LOOKS[read]} at P {sure:.{3 if why else 2}f} only"
                                                     f"{', ' + why if why else ''} (bare wood {probs[0]:.2f}, a white "
                                                     f"plate {probs[1]:.2f}, a black one {probs[2]:.2f})")
+        elif pbr is not None and second[".wb".index(read)] < PBR_SURE:
+            again[name] = (out[name].code[0] + "?", f"controller unclear: across the border the light looks "
+                                                    f"{_LOOKS[read]} at P {sure:.3f}, but at P "
+                                                    f"{second['.wb'.index(read)]:.2f} only to the model fitted on "
+                                                    f"path traced frames (bare wood {second[0]:.2f}, a white plate "
+                                                    f"{second[1]:.2f}, a black one {second[2]:.2f})")
     return again
