@@ -116,7 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.frames < 0 or not args.pbr_weight > 0:
         parser.error("--frames must be 0 or more and --pbr-weight above 0")
     if args.data and (args.pbr_dirs or args.frames != parser.get_default("frames")):
-        parser.error("--frames and --pbr-dirs make measures of frames; with --data the measures come from the files alone")
+        parser.error("--frames and --pbr-dirs make measures of frames; with --data the measures come from the "
+                     "files alone")
     if not args.data and not args.frames and not args.pbr_dirs:
         parser.error("nothing to fit on: --frames 0 without --pbr-dirs")
     try:
