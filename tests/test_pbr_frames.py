@@ -105,8 +105,23 @@ def test_the_second_model_is_fitted_from_folders_of_frames_and_wrong_ones_are_re
     assert out.read_text().startswith('"""Weights of the second border model')
     with np.load(saved) as m:
         assert m["x"].shape[1] == FEATURES and len(m["y"]) > 5 * 40 and (m["w"] == 1).all()
+        x = m["x"]
+    heavier = tmp_path / "heavier.npz"
+    assert train_main(["--frames", "0", "--pbr-dirs", str(frames), "--pbr-weight", "2.5", "--save", str(heavier),
+                       "--out", str(out)]) == 0
+    with np.load(heavier) as m:
+        assert np.array_equal(m["x"], x) and (m["w"] == 2.5).all()
     capsys.readouterr()
     (tmp_path / "empty").mkdir()
+    for name, board, why in (("pyramid", "pyramid-4", "a frame of pyramid-4, not of a grid"),
+                             ("unknown", "grid-7", "no board 'grid-7'")):
+        (tmp_path / name).mkdir()
+        cv2.imwrite(str(tmp_path / name / "5.png"), np.zeros((8, 8, 3), np.uint8))
+        (tmp_path / name / "5.json").write_text(json.dumps({"game": "pylos", "cells": {}, "board": board}))
+        with pytest.raises(SystemExit) as stop:
+            train_main(["--frames", "0", "--pbr-dirs", str(tmp_path / name), "--out", str(tmp_path / "never.py")])
+        err = capsys.readouterr().err
+        assert stop.value.code == 2 and str(tmp_path / name / "5.png") in err and why in err, err
     for args, why in ((["--frames", "0"], "nothing to fit on"),
                       (["--frames", "0", "--pbr-dirs", str(tmp_path / "empty")], "empty: no frames"),
                       (["--pbr-dirs", str(frames), "--data", str(saved)], "with --data the measures come"),

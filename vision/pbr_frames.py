@@ -23,7 +23,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .geometry import BOARDS_DIR, load_board
+from .geometry import GeometryError, load_board
 from .recognize_train import after_look, scenes
 
 #: what a camera and a room do to a photograph, applied to a path traced frame afterwards:
@@ -67,7 +67,7 @@ def frame_files(folder: str | Path) -> list[Path]:
     """The frames of ``folder`` (``SEED.png``) in seed order; FramesError for a folder
     without frames or a frame not named by its seed."""
     folder = Path(folder)
-    pngs = sorted(folder.glob("*.png"))
+    pngs = list(folder.glob("*.png"))
     if not pngs:
         raise FramesError(f"{folder}: no frames (SEED.png beside SEED.json) in it")
     for png in pngs:
@@ -106,8 +106,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.count < 1 or args.first < 0 or args.spp < 1:
         parser.error("--count and --spp must be 1 or more, --first 0 or more")
-    if not (BOARDS_DIR / f"{args.board}.json").is_file():
-        parser.error(f"no board {args.board!r} in {BOARDS_DIR}")
+    try:
+        load_board(args.board)
+    except GeometryError as exc:
+        parser.error(str(exc))
     out = Path(args.folder)
     out.mkdir(parents=True, exist_ok=True)
     for k, seed in enumerate(range(args.first, args.first + args.count)):
