@@ -515,13 +515,20 @@ def test_a_white_ball_in_an_arms_soft_shadow_is_not_read_empty():
     """The benchmark's seed 2600284 under a soft light (Sparks, 800x600, an arm beside the
     pyramid): the white base ball 1a4, in the arm's shadow, was read empty at P(empty) 1.00,
     the one confident wrong reading the whole ``make bench`` run of 2026-12-04's seventh
-    session found. Its tint, not its shading, gives it away."""
+    session found. Its tint, not its shading, gives it away. (The second model, fitted on
+    path traced frames, calls it empty at 0.60 only, and leaves it ``?`` first: the rule is
+    proved with that model blinded.)"""
     sc, image = frame_in_look(PYRAMID, 2600284, "soft-light")
-    result = Recognizer(PYRAMID, sc.game).read(image)
+    shipped = Recognizer(PYRAMID, sc.game).read(image)
+    assert shipped.observation.cells["1a4"] == "?", shipped.details["1a4"]
+    assert "only to the model fitted on path traced frames" in shipped.details["1a4"]
+    blind = Thresholds(pbr_empty=0.0)
+    result = Recognizer(PYRAMID, sc.game, thresholds=blind).read(image)
     assert sc.cells["1a4"] == "W" and result.observation.cells["1a4"] == "?", result.details["1a4"]
     assert "of the way from the plate's in its shade to this frame's white balls'" in result.details["1a4"]
-    wrong = [n for n, v in result.observation.cells.items() if v != "?" and v != sc.cells.get(n, ".")]
-    assert wrong == []
-    assert sum(v == "W" for v in result.observation.cells.values()) >= 3  # its fellows, read
-    before = Recognizer(PYRAMID, sc.game, thresholds=replace(Thresholds(), hollow_white=9.0)).read(image)
+    for read in (result, shipped):
+        wrong = [n for n, v in read.observation.cells.items() if v != "?" and v != sc.cells.get(n, ".")]
+        assert wrong == []
+        assert sum(v == "W" for v in read.observation.cells.values()) >= 3  # its fellows, read
+    before = Recognizer(PYRAMID, sc.game, thresholds=replace(blind, hollow_white=9.0)).read(image)
     assert before.observation.cells["1a4"] == "."

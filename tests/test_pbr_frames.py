@@ -33,7 +33,7 @@ def test_frames_are_written_with_their_truth_and_read_back(tmp_path, capsys):
     assert [f.name for f in files] == ["8600500.png", "8600501.png"]
     image, truth = read_frame(files[1])
     sc = next(scenes(GRID, random.Random(8600501), 1, hands=0.0))
-    assert truth == {"game": sc.game, "cells": sc.cells, "board": "grid-9"}
+    assert truth == {"game": sc.game, "cells": sc.cells, "board": "grid-9", "hands": False}
     assert image.shape == (sc.settings["camera"].height, sc.settings["camera"].width, 3)
     again, _ = read_frame(tmp_path / "b" / "8600501.png")
     assert np.array_equal(image, again)

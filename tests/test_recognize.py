@@ -701,14 +701,19 @@ def test_an_empty_place_is_not_confirmed_by_one_sample_of_a_ball_below(seed, loo
     light: a white level-2 ball, bluish against the plate, at 0.990. Each was confirmed by a
     white base ball that one of its samples (of 43 and 49) would meet through the place, and
     the ball resting on it was emptied with it. A ball seen through a place needs a group of
-    samples, as many as ``red_through`` asks of a group."""
+    samples, as many as ``red_through`` asks of a group. (3400441 2b2 is empty to the second
+    model, fitted on path traced frames, at 0.90 only, which leaves it ``?`` first: the rule
+    is proved with that model blinded.)"""
     sc, image = frame_in_look(PYRAMID, seed, look)
-    result = Recognizer(PYRAMID, sc.game).read(image)
+    shipped = Recognizer(PYRAMID, sc.game).read(image)
+    result = Recognizer(PYRAMID, sc.game, thresholds=Thresholds(pbr_empty=0.0)).read(image)
     assert sc.cells[place] != "." and result.observation.cells[place] == "?"
     assert "nothing it would show is seen" in result.details[place]
-    assert sc.cells[above] != "." and result.observation.cells[above] != "."
-    c = tally([(result, sc.cells)])
-    assert c["frames"] == 1 and c["wrong"] == 0, c
+    for read in (result, shipped):
+        assert read.observation.cells[place] == "?"
+        assert sc.cells[above] != "." and read.observation.cells[above] != "."
+        c = tally([(read, sc.cells)])
+        assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
 def test_a_white_ball_read_at_light_ball_only_confirms_no_empty_place_above_it(monkeypatch):
@@ -1061,14 +1066,21 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       8900123 (Pylos, through a webcam that turned stained wood olive), a light wooden base
       ball in shade read stained at -2.88, 2.11 lighter than the frame's one stained ball
       read, its tint 0.40 from the plate's and 0.67 from that ball's, no light ball read
-      (``plate_tint``, ``plate_lighter``)."""
+      (``plate_tint``, ``plate_lighter``).
+    Each rule is proved with the second pyramid model (fitted on path traced frames) blinded:
+    in 5000075 and 5400588 it leaves a place above ``?`` first, and the place is then ``?``
+    for being seen too little or unsure. Read with it, the place is ``?`` too, and nothing
+    wrong."""
     sc, image = frame_in_look(board, seed, look)
-    result = Recognizer(board, sc.game).read(image)
+    result = Recognizer(board, sc.game, thresholds=Thresholds(pbr_empty=0.0)).read(image)
     unknown = "?" if board is PYRAMID else "??"
     assert sc.cells.get(name, ".") == truth and result.observation.cells[name] == unknown
     assert why in result.details[name]
-    c = tally([(result, sc.cells)])
-    assert c["frames"] == 1 and c["wrong"] == 0, c
+    shipped = Recognizer(board, sc.game).read(image)
+    assert shipped.observation.cells[name] == unknown, shipped.details[name]
+    for read in (result, shipped):
+        c = tally([(read, sc.cells)])
+        assert c["frames"] == 1 and c["wrong"] == 0, c
 
 
 def test_a_bare_border_beside_a_blue_tile_too_thin_to_tell_white_is_not_read_white():

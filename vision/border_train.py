@@ -25,8 +25,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .geometry import Board, GeometryError, load_board
-from .pbr_frames import PHOTO_LOOKS, FramesError, frame_files, in_look, read_frame
+from .geometry import Board, load_board
+from .pbr_frames import PHOTO_LOOKS, FramesError, frame_files, in_look, read_board_frame
 from .pose import PoseError
 from .recognize import Recognizer
 from .recognize_border import FEATURES, profile_features
@@ -72,13 +72,7 @@ def pbr_measures(png: Path, look: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`frame_measures` of a path traced frame in ``look``; FramesError for a frame
     of a board that is not known or not a grid."""
     cv2.setNumThreads(1)
-    image, truth = read_frame(png)
-    try:
-        board = load_board(truth["board"])
-    except GeometryError as exc:
-        raise FramesError(f"{png}: {exc}") from None
-    if board.kind != "grid":
-        raise FramesError(f"{png}: a frame of {board.name}, not of a grid")
+    image, truth, board = read_board_frame(png, "grid")
     return frame_measures(board, truth["game"], in_look(image, look, int(png.stem)), truth["cells"])
 
 

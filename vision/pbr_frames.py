@@ -7,9 +7,10 @@ Frame ``SEED`` is the random sets' scene of that seed (``scenes``, one a seed; a
 the board with ``--hands``), path traced by Mitsuba 3 (vision/render_pbr.py) in the room
 drawn from the seed, its plate varnished under a lamp the plate mirrors into the camera
 with ``--glare`` (``Room.with_glare``). Each frame is ``SEED.png`` beside ``SEED.json``
-(the game, the true cells and the board's name), the form :func:`read_frame` and
-``python -m vision.border_train --pbr-dirs`` read. About 5 s a frame; progress goes to
-stderr.
+(the game, the true cells, the board's name and whether a hand is over it), the form
+:func:`read_frame`, ``python -m vision.border_train --pbr-dirs`` (grid frames) and
+``python -m vision.recognize_train --pbr-dirs`` (pyramid frames) read. About 5 s a frame;
+progress goes to stderr.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from .geometry import GeometryError, load_board
-from .recognize_train import after_look, scenes
+from .geometry import Board, GeometryError, load_board
+from .recognize_train import Scene, after_look, scenes
 
 #: what a camera and a room do to a photograph, applied to a path traced frame afterwards:
 #: as rendered, the random sets' webcam and room looks (``after_look``,
@@ -49,18 +50,26 @@ class FramesError(ValueError):
 
 def render_frame(board_name: str, seed: int, *, glare: bool = False, hands: bool = False,
                  spp: int = 16) -> tuple[np.ndarray, dict]:
-    """Frame ``seed`` (BGR uint8) and its truth (``game``, ``cells``, ``board``)."""
+    """Frame ``seed`` (BGR uint8) and its truth (``game``, ``cells``, ``board``, and
+    whether a hand is over it, ``hands``)."""
     from .render_pbr import Room, render_pbr  # Mitsuba is optional: only this needs it
 
     board = load_board(board_name)
-    sc = next(scenes(board, random.Random(seed), 1, hands=1.0 if hands else 0.0))
+    sc = frame_scene(board, seed, hands)
     camera = sc.settings["camera"]
     room = Room.random(random.Random(seed))
     if glare:
         room = room.with_glare(-camera.R.T @ camera.t, board.plate[0] / 2, random.Random(seed * 7 + 1))
     image = render_pbr(sc.settings["board"], sc.cells, camera, room=room, hands=sc.settings["hands"], spp=spp,
                        seed=seed)
-    return image, {"game": sc.game, "cells": sc.cells, "board": board_name}
+    return image, {"game": sc.game, "cells": sc.cells, "board": board_name, "hands": hands}
+
+
+def frame_scene(board: Board, seed: int, hands: bool = False) -> Scene:
+    """The random sets' scene that frame ``seed`` path traces: its board, pieces, camera and
+    hand are this project's frame of it (``Scene.frame``, whose truth says how much of each
+    position is in view)."""
+    return next(scenes(board, random.Random(seed), 1, hands=1.0 if hands else 0.0))
 
 
 def frame_files(folder: str | Path) -> list[Path]:
@@ -92,6 +101,19 @@ def read_frame(png: str | Path) -> tuple[np.ndarray, dict]:
     except (OSError, ValueError) as exc:
         raise FramesError(f"{truth_file}: not the truth of {png.name} ({exc})") from None
     return image, truth
+
+
+def read_board_frame(png: str | Path, kind: str) -> tuple[np.ndarray, dict, Board]:
+    """:func:`read_frame`, and the frame's board, which must be of ``kind`` (``grid`` or
+    ``pyramid``); FramesError for a board not known or of another kind."""
+    image, truth = read_frame(png)
+    try:
+        board = load_board(truth["board"])
+    except GeometryError as exc:
+        raise FramesError(f"{png}: {exc}") from None
+    if board.kind != kind:
+        raise FramesError(f"{png}: a frame of {board.name}, not of a {kind}")
+    return image, truth, board
 
 
 def main(argv: list[str] | None = None) -> int:

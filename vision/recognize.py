@@ -114,12 +114,14 @@ class Recognizer:
     (vision/recognize_levels.py). That state lives in this instance. On a grid,
     ``border_model`` (the shipped one by default) looks again at borders read bare or white
     (vision/recognize_border.py), and ``border_pbr`` (the shipped one fitted on path traced
-    frames by default) at those it passes."""
+    frames by default) at those it passes. On a pyramid, ``model_pbr`` (the shipped one
+    fitted on path traced frames by default) must call a place read empty so too."""
 
     def __init__(self, board: Board, game: str | None = None, *, intrinsics: Intrinsics | None = None,
                  model: Ensemble | None = None, thresholds: Thresholds = Thresholds(),
                  calibration: Calibration | None = None, adapt: bool = False,
-                 border_model: Ensemble | None = None, border_pbr: Ensemble | None = None, hold: float = HOLD_S):
+                 border_model: Ensemble | None = None, border_pbr: Ensemble | None = None,
+                 model_pbr: Ensemble | None = None, hold: float = HOLD_S):
         if calibration is not None:
             if calibration.board != board.name:
                 raise RecognitionError(f"the calibration is for board {calibration.board}, not {board.name}")
@@ -165,10 +167,12 @@ class Recognizer:
             self.model = model or load()
             if self.model is None:
                 raise RecognitionError("no trained model: run python -m vision.recognize_train")
+            self.model_pbr = model_pbr if model_pbr is not None else load(pbr=True)
             if colours_follow:
                 self.palette = BallPalette(LETTERS[game], calibration.balls if calibration else {}, self.protos)
         else:
             self.layout = None
+            self.model_pbr = None
             self.grid = GridLayout.of(board)
             self.tiles = tile_prototypes(board)
             self.albedo = plate_albedos(board)
@@ -318,7 +322,8 @@ class Recognizer:
             readings, self._present = read_pyramid(image, self.layout, geo, plate,
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
-                                                   palette.colour if palette else None, self._present, clear)
+                                                   palette.colour if palette else None, self._present, clear,
+                                                   self.model_pbr)
             if marks is not None and not hands.present:  # a varnished plate's glare: wood's colours not read
                 readings = under_glare(readings, shine(plate, marks.paper()))
             cells = {n: r.code for n, r in readings.items()}

@@ -30,8 +30,9 @@ before a lower ball not seen (:func:`alike_below`), nor show the plate's own tin
 would show the plate between the balls below (:func:`plate_between`,
 vision/recognize_through.py). An empty
 base hollow in shadow with the plate's colour, under a place the model leans to a ball
-at, is unknown (:func:`under_a_ball`). The support rules
-close the reading: a ball seen over a support read empty makes both unknown, a position
+at, is unknown (:func:`under_a_ball`), and so is any place read empty that the second model,
+fitted on path traced frames alone, does not call empty too (:func:`second_empty`). The
+support rules close the reading: a ball seen over a support read empty makes both unknown, a position
 over a support read empty is empty (nothing floats), and a ball whose supports are not all
 seen as balls (or too little in view to be read, doubted only for their own supports, or
 sure balls doubted only for their colour) is unknown.
@@ -218,7 +219,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                  letters: str, model, hands: HandSigns, th: Thresholds = Thresholds(),
                  colour_rule: ColourRule | None = None,
                  guess: np.ndarray | None = None,
-                 clear: np.ndarray | None = None) -> tuple[dict[str, Reading], np.ndarray]:
+                 clear: np.ndarray | None = None, second=None) -> tuple[dict[str, Reading], np.ndarray]:
     """Every position of the board, read level by level from the top; ``colour_rule``
     replaces :func:`colour_of` (calibrated colours, vision/calibration.py). Also returns
     which positions the levels' reading left as maybe holding a ball (all but those it
@@ -226,7 +227,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     guess makes the reading cheaper where right and changes nothing it reads
     (vision/recognize_levels.py); without one, none above the base is expected. ``clear``:
     the positions an arm in view lies well clear of in the image (vision/recognize_reach.py),
-    read as in a frame without a hand."""
+    read as in a frame without a hand. ``second``: the model fitted on path traced frames
+    alone, which must call a place the model reads empty so too (:func:`second_empty`)."""
     lin, inside = gather(image, geo.pixels)
     body = Colours.of(lin[geo.body], plate)  # every position's, for the measures and the rules below
     maybe = np.ones(len(layout.names), dtype=bool)
@@ -262,6 +264,9 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     loose, levels = geo.loose.tolist(), layout.levels.tolist()  # Python values: cheap to compare one by one
     for idx, batch, probs in measured_levels(layout, geo, maybe, guess, measure, th):
         xs, ps, counts = batch.x.tolist(), probs.tolist(), batch.counts.tolist()
+        empties = None  # the second model's P(empty) of the level's places, asked once where one may read empty
+        if second is not None and (probs[:, 0] >= min(th.empty, th.tinted_empty)).any():
+            empties = second.probabilities(batch.x)[:, 0].tolist()
         for j, i in enumerate(idx.tolist()):
             if loose[i] > th.loose:
                 readings[i] = Reading("?", f"the markers pin this place down to ±{loose[i]:.0%} of a ball only",
@@ -269,6 +274,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                 continue
             reading = decide(ps[j], batch.shares[j], batch.colour[j], xs[j], int(counts[j]), levels[i], letters, th,
                              colour_rule)
+            if reading.code == "." and empties is not None:
+                reading = second_empty(reading, empties[j], th)
             if reading.code == "." and batch.colour[j, 0] >= white - th.clipped:
                 reading = Reading("?", f"empty?, but as white as the camera records ({batch.colour[j, 0]:.2f}, its "
                                   f"white at {white:.2f}): a white ball clipped there has no shading left to show",
@@ -314,6 +321,19 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
         # was read as if nothing could stand in front of it there (fresh 8410036)
         settled = settle(layout, beneath_doubt(layout, geo, settled, lin, inside, maybe, plate, th, sight), letters)
     return {layout.names[i]: r for i, r in settled.items()}, maybe
+
+
+def second_empty(r: Reading, empty: float, th: Thresholds) -> Reading:
+    """Empty reading ``r``, made unknown unless the second model, fitted on path traced frames
+    alone, calls the place empty at ``th.pbr_empty`` too (``empty``, its P(empty)). The first
+    model was fitted on this project's frames alone: through a webcam's sharpening and noise,
+    path traced balls in plain view were empty to it at 0.99-1.00 (8400063 1c3, 2c2 and 2c3),
+    and 2c2 is empty at 0.22 only to the second, which has seen such frames in the same looks
+    (the other two then follow, measured with a ball maybe at 2c2)."""
+    if empty >= th.pbr_empty:
+        return r
+    return Reading("?", f"empty?, P(empty) {r.p[0]:.3f}, but {empty:.2f} only to the model fitted on path traced "
+                   "frames", r.p, r.shares)
 
 
 def under_a_ball(layout: Layout, readings: dict[int, Reading], i: int, r: Reading, x: Sequence[float],

@@ -84,10 +84,15 @@ class Ensemble:
         return [m.to_dict() for m in self.models]
 
 
-def load() -> Ensemble | None:
-    """The trained models, None before training."""
+def load(pbr: bool = False) -> Ensemble | None:
+    """The trained models, None before training; with ``pbr``, the second ones, fitted on
+    path traced frames alone (vision/pyramid_pbr_weights.py; vision/recognize_balls.py,
+    ``Thresholds.pbr_empty``)."""
     try:
-        from .recognize_weights import WEIGHTS
+        if pbr:
+            from .pyramid_pbr_weights import WEIGHTS
+        else:
+            from .recognize_weights import WEIGHTS
     except ImportError:
         return None
     return Ensemble(tuple(Model.from_dict(d) for d in WEIGHTS))

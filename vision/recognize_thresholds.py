@@ -37,6 +37,13 @@ class Thresholds:
     #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
     #: balls under it from their own reading.)
     base_empty: float = 0.997
+    #: ... and the second model's, fitted on path traced frames alone, for any empty place
+    #: (vision/recognize_balls.py, ``second_empty``). On the path traced study sets (540
+    #: frames, five looks) it leaves 104 of 18,900 empty places read right ``?`` and, after
+    #: it, all four of 8400063's balls read empty through a webcam (0.98: 217; 0.9: 47); on
+    #: 160 frames path traced after the choice, all 3 balls read empty (8720027 2c1 at 0.94
+    #: first), at 0.2 points of the characters right (docs/vision.md, Recognition)
+    pbr_empty: float = 0.95
     hand: float = 0.03
     #: a place clear of the arm in the image (vision/recognize_reach.py) is read as in a
     #: frame without a hand unless the model, told of the arm where it crosses into view,

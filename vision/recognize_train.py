@@ -2,7 +2,7 @@
 vision/recognize_weights.py:
 
     python -m vision.recognize_train [--frames 1200] [--seed 1] [--mid-move 300]
-                                     [--pbr 300 [--pbr-weight 3]]
+                                     [--pbr 300 [--pbr-weight 3]] [--pbr-dirs DIR...]
 
 Frames come from the renderer with random games (random legal play), cameras, light,
 hands, table colours, sensor noise, blur and JPEG, and with the plate's and the balls'
@@ -13,7 +13,12 @@ measured too, each position weighted ``--pbr-weight``: glossy balls reflect the 
 light bounces between the pieces, which this project's renderer does not draw. With
 ``--mid-move``, more frames whose Sparks positions show empty base hollows (with balls
 resting on the full ones), as a board does while a coal is taken
-(:func:`mid_move_position`; seeds apart from the benchmark's).
+(:func:`mid_move_position`; seeds apart from the benchmark's). With ``--pbr-dirs``, the
+path traced frames kept in those folders (``python -m vision.pbr_frames --board
+pyramid-4``) are measured in every photograph's look (webcam, JPEG, shadow, colour cast),
+weighted ``--pbr-weight`` too; with ``--frames 0`` and ``--out
+vision/pyramid_pbr_weights.py`` that fits the second model, on path traced frames alone
+(vision/recognize_balls.py, ``second_empty``).
 """
 
 from __future__ import annotations
@@ -221,6 +226,44 @@ def dataset(board: Board, seed: int, frames: int, *, hands: float = 0.35,
     return np.array(xs), np.array(ys), meta
 
 
+def pbr_frame_measures(png: Path) -> tuple[np.ndarray, np.ndarray]:
+    """Measures and labels of the positions of a path traced pyramid frame kept on disk
+    (vision/pbr_frames.py) in each photograph's look, labelled from this project's frame of
+    the same scene (``frame_scene``); FramesError for a frame that cannot be read, of a board
+    not known or not a pyramid, or whose truth is not its seed's scene."""
+    import cv2
+
+    from .pbr_frames import PHOTO_LOOKS, FramesError, frame_scene, in_look, read_board_frame
+
+    cv2.setNumThreads(1)
+    image, truth, board = read_board_frame(png, "pyramid")
+    sc = frame_scene(board, int(png.stem), bool(truth.get("hands", False)))
+    if sc.cells != truth["cells"] or sc.game != truth["game"]:
+        raise FramesError(f"{png}: its truth is not the scene of seed {png.stem}")
+    measure = FrameMeasures.of(board)
+    rows = [(x, y) for look in PHOTO_LOOKS for x, y, _ in measure(sc, in_look(image, look, int(png.stem)))]
+    return (np.array([x for x, _ in rows]).reshape(-1, len(NAMES)),
+            np.array([y for _, y in rows], dtype=np.intp))
+
+
+def pbr_dir_dataset(folders: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`pbr_frame_measures` of every frame of ``folders``, on every core."""
+    import multiprocessing
+    import os
+
+    from .pbr_frames import frame_files
+
+    pngs = [png for folder in folders for png in frame_files(folder)]
+    xs, ys = [np.zeros((0, len(NAMES)))], [np.zeros(0, dtype=np.intp)]
+    with multiprocessing.Pool(os.cpu_count() or 1) as pool:
+        for k, (x, y) in enumerate(pool.imap(pbr_frame_measures, pngs, chunksize=2)):
+            xs.append(x)
+            ys.append(y)
+            if k % 20 == 19:
+                print(f"  {k + 1}/{len(pngs)} path traced frames kept", file=sys.stderr, flush=True)
+    return np.concatenate(xs), np.concatenate(ys)
+
+
 def pbr_dataset(board: Board, first: int, frames: int, *, spp: int = 16) -> tuple[np.ndarray, np.ndarray]:
     """Measures and labels of ``frames`` random scenes (seeds ``first`` on, one scene a seed,
     no hands) path traced by Mitsuba 3 (:func:`vision.render_pbr.render_pbr`, about 5 s a
@@ -305,12 +348,14 @@ def write_weights(ensemble: Ensemble, path: Path, what: str = "pyramid", by: str
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=1200)
+    parser.add_argument("--frames", type=int, default=1200, help="rendered frames (0: none)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pbr", type=int, default=0, help="path traced frames to measure too (Mitsuba 3, ~5 s each)")
     parser.add_argument("--pbr-weight", type=float, default=3.0, help="the weight of each path traced position")
     parser.add_argument("--mid-move", type=int, default=0,
                         help="more frames whose Sparks positions show empty hollows, as mid-move")
+    parser.add_argument("--pbr-dirs", nargs="+", default=[], metavar="DIR",
+                        help="folders of path traced frames (python -m vision.pbr_frames) to measure too")
     parser.add_argument("--data", nargs="*", default=[],
                         help=".npz files of measures (x, y, optional weights w) to train on instead")
     parser.add_argument("--save", help="keep the measures in this .npz")
@@ -322,31 +367,45 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--pbr must be 0 or more frames, not {args.pbr}")
     if args.mid_move < 0:
         parser.error(f"--mid-move must be 0 or more frames, not {args.mid_move}")
-    if args.data and (args.pbr or args.mid_move):
-        parser.error("--pbr and --mid-move make measures of new frames; with --data the measures come "
+    if args.frames < 0:
+        parser.error(f"--frames must be 0 or more, not {args.frames}")
+    if args.data and (args.pbr or args.mid_move or args.pbr_dirs):
+        parser.error("--pbr, --pbr-dirs and --mid-move make measures of frames; with --data the measures come "
                      "from the files alone")
+    if not (args.data or args.frames or args.mid_move or args.pbr or args.pbr_dirs):
+        parser.error("nothing to fit on: --frames 0 needs --pbr, --pbr-dirs or --mid-move")
 
     def make() -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        from .pbr_frames import FramesError
+
         board = load_board("pyramid-4")
-        x, y = dataset(board, args.seed, args.frames)[:2]
+        parts = [(np.zeros((0, len(NAMES))), np.zeros(0, dtype=np.intp), 1.0)]
+        if args.frames > 0:
+            parts.append((*dataset(board, args.seed, args.frames)[:2], 1.0))
         if args.mid_move > 0:
-            mx, my = dataset(board, MID_MOVE_TRAIN_SEED, args.mid_move, position=mid_move_position)[:2]
-            x, y = np.concatenate([x, mx]), np.concatenate([y, my])
-        if args.pbr <= 0:
-            return x, y, None
-        try:
-            px, py = pbr_dataset(board, PBR_FIRST, args.pbr)
-        except RuntimeError as exc:  # no Mitsuba: the message says how to install it
-            print(f"recognize_train: --pbr: {exc}", file=sys.stderr)
-            raise SystemExit(2) from None
-        return (np.concatenate([x, px]), np.concatenate([y, py]),
-                np.concatenate([np.ones(len(y)), np.full(len(py), args.pbr_weight)]))
+            parts.append((*dataset(board, MID_MOVE_TRAIN_SEED, args.mid_move, position=mid_move_position)[:2], 1.0))
+        if args.pbr > 0:
+            try:
+                parts.append((*pbr_dataset(board, PBR_FIRST, args.pbr), args.pbr_weight))
+            except RuntimeError as exc:  # no Mitsuba: the message says how to install it
+                print(f"recognize_train: --pbr: {exc}", file=sys.stderr)
+                raise SystemExit(2) from None
+        if args.pbr_dirs:
+            try:
+                parts.append((*pbr_dir_dataset(args.pbr_dirs), args.pbr_weight))
+            except FramesError as exc:
+                print(f"recognize_train: --pbr-dirs: {exc}", file=sys.stderr)
+                raise SystemExit(2) from None
+        return (np.concatenate([x for x, _, _ in parts]), np.concatenate([y for _, y, _ in parts]),
+                np.concatenate([np.full(len(y), w) for _, y, w in parts]))
 
     try:
         x, y, w = measures(args.data, args.save, make, len(NAMES))
     except MeasuresError as exc:
         parser.error(str(exc))
-    fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"), w=w)
+    alone = not (args.data or args.frames or args.mid_move)  # path traced frames alone: the second model
+    fit_and_write(x, y, Path(args.out), "positions", ("empty", "ball", "hand"),
+                  "second pyramid" if alone else "pyramid", w=w)
     return 0
 
 
