@@ -72,6 +72,9 @@ def test_path_traced_pyramid_frames_are_measured_in_every_look_and_the_model_fit
     x, y = pbr_frame_measures(png)
     assert x.shape == (len(y), len(NAMES)) and len(y) > 5 * 10
     assert set(y.tolist()) <= {0, 1} and 0 in y and 1 in y  # no hand in the frame: none labelled hand
+    cells = json.loads(png.with_suffix(".json").read_text())["cells"]
+    balls = sum(cells.get(p.name, ".") != "." for p in PYRAMID.positions)
+    assert int((y == 1).sum()) <= 5 * balls and int((y == 0).sum()) <= 5 * (len(PYRAMID.positions) - balls)
     out, saved = tmp_path / "weights.py", tmp_path / "m.npz"
     assert train_main(["--frames", "0", "--pbr-dirs", str(frames), "--pbr-weight", "1", "--save", str(saved),
                        "--out", str(out)]) == 0
@@ -79,6 +82,9 @@ def test_path_traced_pyramid_frames_are_measured_in_every_look_and_the_model_fit
     assert "trained on" in capsys.readouterr().err
     with np.load(saved) as m:
         assert np.array_equal(m["x"], x) and np.array_equal(m["y"], y) and (m["w"] == 1).all()
+    assert train_main(["--frames", "0", "--pbr-dirs", str(frames), "--save", str(saved), "--out", str(out)]) == 0
+    with np.load(saved) as m:
+        assert np.array_equal(m["y"], y) and (m["w"] == 3).all()  # --pbr-weight's default
     for name, truth, why in (
             ("grid", {"game": "sparklies", "cells": {}, "board": "grid-9"}, "a frame of grid-9, not of a pyramid"),
             ("other", {"game": "pylos", "cells": {"1a1": "L"}, "board": "pyramid-4"},

@@ -34,7 +34,7 @@ import numpy as np
 from .pose import Pose
 from .recognize_colour import to_linear
 from .recognize_features import LUMA
-from .recognize_model import Ensemble, Model
+from .recognize_model import Ensemble, load_weights
 
 #: where across the border the profile is measured, in border widths from the tile's edge
 #: (0) to the plate's edge (1): from inside the tile to the middle of the wood between
@@ -149,11 +149,4 @@ def load_border_model(pbr: bool = False) -> Ensemble | None:
     """The trained border model, None before training; with ``pbr``, the second one, fitted
     on path traced frames alone (vision/border_pbr_weights.py; vision/recognize_second.py,
     ``PBR_SURE``)."""
-    try:
-        if pbr:
-            from .border_pbr_weights import WEIGHTS
-        else:
-            from .border_weights import WEIGHTS
-    except ImportError:
-        return None
-    return Ensemble(tuple(Model.from_dict(d) for d in WEIGHTS))
+    return load_weights("border_pbr_weights" if pbr else "border_weights")

@@ -9,6 +9,7 @@ rendered frames so that no reading there was confidently wrong (docs/vision.md).
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -84,18 +85,22 @@ class Ensemble:
         return [m.to_dict() for m in self.models]
 
 
+def load_weights(module: str) -> Ensemble | None:
+    """The ensemble whose weights ``python -m vision.recognize_train`` (or
+    ``vision.border_train``) wrote as ``WEIGHTS`` in vision/``module``.py, None before
+    training."""
+    try:
+        weights = importlib.import_module(f".{module}", __package__).WEIGHTS
+    except ImportError:
+        return None
+    return Ensemble(tuple(Model.from_dict(d) for d in weights))
+
+
 def load(pbr: bool = False) -> Ensemble | None:
     """The trained models, None before training; with ``pbr``, the second ones, fitted on
     path traced frames alone (vision/pyramid_pbr_weights.py; vision/recognize_balls.py,
     ``Thresholds.pbr_empty``)."""
-    try:
-        if pbr:
-            from .pyramid_pbr_weights import WEIGHTS
-        else:
-            from .recognize_weights import WEIGHTS
-    except ImportError:
-        return None
-    return Ensemble(tuple(Model.from_dict(d) for d in WEIGHTS))
+    return load_weights("pyramid_pbr_weights" if pbr else "recognize_weights")
 
 
 def train(x: np.ndarray, y: np.ndarray, *, hidden: int = 24, epochs: int = 300, seed: int = 0,
