@@ -4,6 +4,7 @@ recognition reads them with no confident wrong reading."""
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 
@@ -452,7 +453,8 @@ def test_light_balls_under_glare_read_stained_through_jpeg_are_unknown():
     varnished plate mirrors a lamp into the lens), through JPEG at the benchmark's quality
     for it: the light wooden base balls 1d2 and 1d3, in their neighbours' shade, were read
     stained, 0.36 and 0.38 less red than the frame's stained balls. Now ``odd_dark`` (0.35
-    less red, at most 0.05 darker) leaves them ``?``."""
+    less red, at most 0.05 darker) leaves them ``?``; without it, the later rule on what lies
+    just outside a ball (``stained_beside``, tests/test_stained_beside.py) takes 1d2 only."""
     seed = 8_300_077
     board, sc, image = _glaring(seed)
     quality = random.Random(seed).randint(40, 80)  # benchmarks/bench_vision_pbr.py's JPEG look
@@ -464,6 +466,10 @@ def test_light_balls_under_glare_read_stained_through_jpeg_are_unknown():
         assert sc.cells[place] == "L" and result.observation.cells[place] == "?"
         assert "less red and" in result.details[place], result.details[place]
     assert counts["right"] >= 2, counts  # 2 read right, the rest unknown: glare costs places
-    wider = Recognizer(board, sc.game, thresholds=Thresholds(odd_dark=(0.5, 0.0)))  # as it was
-    before = wider.read(image).observation.cells
+    wider = Recognizer(board, sc.game, thresholds=Thresholds(odd_dark=(0.5, 0.0)))
+    later = wider.read(image)
+    assert later.observation.cells["1d2"] == "?" and "lighter than what lies just outside it" in later.details["1d2"]
+    assert later.observation.cells["1d3"] == "D"
+    as_it_was = Thresholds(odd_dark=(0.5, 0.0), stained_beside=(math.inf, math.inf, 0.0))
+    before = Recognizer(board, sc.game, thresholds=as_it_was).read(image).observation.cells
     assert before["1d2"] == "D" and before["1d3"] == "D"

@@ -233,7 +233,11 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     is one ``plate_near[0]`` lighter whose tint lies ``plate_near[1]`` times as far. A ball
     read stained whose level lies nearer the frame's light balls' than its fellows'
     (``level_near``) is unknown too: a webcam that reddens light wood leaves it only its
-    level to tell by."""
+    level to tell by. Nor is one in view enough to be judged so, both lighter than what lies
+    just outside its outline and lighter than its fellows (``stained_beside``): shade darkens
+    stained wood below the wood round it and below the frame's other stained balls, while a
+    light wooden ball in the pyramid's shade faces more of the sky than the shaded wood at
+    its foot."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
@@ -286,6 +290,13 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
                 why = (f"light wood?, but {redder:.2f} redder and {darker:.2f} darker than this frame's others: "
                        "may be stained wood")
             out[i] = _colour_doubt(r, why, th)
+            continue
+        beside = r.colour[0] - r.colour[5] if r.code == "D" and len(r.colour) > 5 else math.nan
+        if (beside > th.stained_beside[0] and -apart[1] > th.stained_beside[1]  # a NaN beside is never more
+                and r.seen >= th.stained_beside[2]):
+            out[i] = _colour_doubt(r, f"dark wood?, but {beside:.2f} lighter than what lies just outside it (level "
+                                   f"{r.colour[5]:.2f}) and {-apart[1]:.2f} lighter than its other dark wooden balls: "
+                                   "a light wooden ball in shade", th)
     return out
 
 

@@ -305,6 +305,21 @@ class Thresholds:
     #: from them as from their fellows (2600149 1c1 in a room's shadow; path traced, 7800264
     #: 1d1 through a webcam, 0.86)
     level_near: float = 0.75
+    #: ... nor one lighter (log level) by more than ``stained_beside[0]`` than the median
+    #: level just outside its outline (its colour's last measure) and by more than
+    #: ``stained_beside[1]`` than the median of the frame's other balls read dark wood, where
+    #: ``stained_beside[2]`` of it or more is in view: shade darkens stained wood below the
+    #: light wood round it and below its fellows, while a light wooden ball in the pyramid's
+    #: shade faces more of the sky than the shaded wood at its foot. A ball seen less, under
+    #: balls above it, shows its lit rim beside the shade they cast. Chosen on 301 path traced
+    #: frames in five looks (docs/vision.md, Recognition, "Lighter than what lies beside it"):
+    #: it takes 12 of the 20 confident wrong readings of stained wood there, light wooden balls
+    #: in shade 0.07-0.81 lighter than what lay beside them and 72-93 % in view (8700065 1c4,
+    #: 8710016 1b1, 8400145 1c4, 1d2 and 1d3), and doubts none of the 2,560 stained balls read
+    #: right (2 without the need to be in view). Beside alone (no need to be lighter than the
+    #: fellows) took 14 and doubted 8, and 33 of 1,386 on this project's own frames: its
+    #: renderer draws a ball's shade on its neighbours darker than path tracing does
+    stained_beside: tuple[float, float, float] = (0.0, 0.1, 0.6)
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
