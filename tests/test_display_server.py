@@ -133,20 +133,25 @@ def test_arbiter_display_tui_draws_the_board_in_a_terminal(mosquitto, tmp_path):
                                                                                    "LINES": "24"})
     os.close(child)
     seen = b""
-    try:
-        deadline = time.monotonic() + 20
-        while b"DARK to move" not in seen and time.monotonic() < deadline:
+
+    def read_until(done, deadline: float) -> bytes:
+        """Reads the terminal until `done(seen)`: a screen can reach the pty in several reads."""
+        nonlocal seen
+        while not done(seen) and time.monotonic() < deadline:
             if select.select([main], [], [], 0.5)[0]:
                 seen += os.read(main, 65536)
+        return seen
+
+    try:
+        deadline = time.monotonic() + 20
+        read_until(lambda s: b"DARK to move" in s and b"tui-1" in s and b"1b2" in s, deadline)
         assert b"DARK to move" in seen and b"tui-1" in seen and b"1b2" in seen, (
             f"after {time.monotonic() - deadline + 20:.1f} s the terminal display is "
             f"{'running' if tui.poll() is None else f'gone (exit {tui.returncode})'} and wrote {len(seen)} bytes, "
             f"ending {seen[-1500:]!r}")
         board.play("1c2")
-        while b"LIGHT to move" not in seen.split(b"DARK to move")[-1] and time.monotonic() < deadline + 10:
-            if select.select([main], [], [], 0.5)[0]:
-                seen += os.read(main, 65536)
-        assert b"1c2" in seen
+        read_until(lambda s: b"LIGHT to move" in s.split(b"DARK to move")[-1] and b"1c2" in s, deadline + 10)
+        assert b"LIGHT to move" in seen.split(b"DARK to move")[-1] and b"1c2" in seen
         os.write(main, b"q")
         assert tui.wait(10) == 0
     finally:
