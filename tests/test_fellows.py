@@ -185,6 +185,12 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert read(wood("D", -2.64, 0.89), *dark) == "?"    # 0.36 less red, 0.04 darker: glare (8300077 1d3)
     assert read(wood("D", -2.7, 0.89), *dark) == "D"     # ... 0.1 darker: a stained ball in shade
     assert read(wood("D", -3.3, 0.36), *dark) == "D"     # darker: not light wood
+    # lit more than its fellows, stained wood is lighter and keeps its red: 0.2 less red will
+    # do where it is 1.0 lighter (odd_dark_lit; path traced 8710016 1a1 in a room's shadow,
+    # 0.25 less red and 1.17 lighter, in tests/test_light_wood_in_shade.py)
+    assert read(wood("D", -1.5, 1.0), *dark) == "?"      # 0.25 less red, 1.1 lighter
+    assert read(wood("D", -1.7, 1.0), *dark) == "D"      # 0.9 lighter only
+    assert read(wood("D", -1.5, 1.1), *dark) == "D"      # 0.15 less red only
     assert "may be light wood" in odd_wood({0: wood("D", -2.1, 0.36), 1: dark[0]}, Thresholds())[0].why
 
 

@@ -301,7 +301,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     if "B" in letters:
         readings = odd_black(readings, th)
     if WOODEN in letters:
-        readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th), hollows, th)
+        readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th, readings.keys() - base),
+                                  hollows, th)
     if WHITE in letters and shaded:
         readings = white_in_hollow(readings, hollows, {i: plate_tint_at(ring, v) for i, v in shaded.items()}, th)
     readings = slivers(layout, geo, readings, maybe, th)

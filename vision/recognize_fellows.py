@@ -208,24 +208,26 @@ def white_in_hollow(readings: dict[int, Reading], hollows: dict[int, np.ndarray]
     return out
 
 
-def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int] = ()) -> dict[int, Reading]:
     """A wooden ball that looks, against this frame's other balls read of its wood, like
     the other wood is unknown. In one frame the balls of one wood share a tint; shade makes
     a ball darker and, lit by the sky, no redder (light bounced off the plate reddens it a
     little, which costs a reading now and then). So a "light wooden" ball both darker and
     redder than its fellows is a stained ball lit from the side (its lit half the plate's
     tint), and a "stained" one far less red than its fellows, and hardly darker, is light
-    wood that a webcam's colour processing reddened (:func:`_against_fellows`). One read light
-    wood at ``light_ball`` only (the model under ``ball``) need be half as much darker
-    (``odd_light_unsure``): an empty hollow in stained balls' shade, its wood reddened by
-    their bounce light, looks so too. Nor is a ball
-    read stained that is no redder (red share) than the median of the frame's balls read
-    light wood by ``stained_redder`` and lighter than its fellows by ``stained_lighter``:
+    wood that a webcam's colour processing reddened (:func:`_against_fellows`), and so is one
+    a little less red and far lighter (``odd_dark_lit``): lit more, stained wood keeps its
+    red. One read light wood at ``light_ball`` only (the model under ``ball``) need be half
+    as much darker (``odd_light_unsure``): an empty hollow in stained balls' shade, its wood
+    reddened by their bounce light, looks so too. Nor is a ball read stained that is no
+    redder (red share) than the median of the frame's balls read light wood by
+    ``stained_redder`` and lighter than its fellows by ``stained_lighter``:
     shade darkens a light wooden ball into stained wood's band and keeps its tint, and in
     the same light a stained ball would be darker still (glossy stained wood, path traced,
     is no redder than light wood, so that alone tells nothing). For the
-    same reason a ball read stained whose tint lies near the frame's light balls'
-    (``light_near``) and ``light_tint`` times farther from its fellows' is unknown, or
+    same reason a ball read stained whose tint lies within ``light_near`` of the frame's
+    light balls' (:func:`_lit_tint`; those above the base, ``upper``, count when read at
+    ``light_ball``) and ``light_tint`` times farther from its fellows' is unknown, or
     ``lit_tint`` times where its brightest tenth is above ``lit_top``: lit so far, stained
     wood would show its own tint. The plate's wood can stand in for the light balls' (none
     need be read): a ball read stained ``plate_lighter`` lighter than its fellows whose tint
@@ -243,7 +245,7 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
     lights = [r.colour[4] for r in judges.values() if r.code == "L"]
     light_red = statistics.median(lights) if lights else None
-    lit = _lit_tint(readings, th)
+    lit = _lit_tint(readings, th, upper)
     for i, r in wooden.items():
         apart = _against_fellows(r, i, judges)
         if (r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder
@@ -279,7 +281,8 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]
         redder, darker = sign * apart[0], sign * apart[1]
         unsure = r.code == "L" and r.p[1] < th.ball  # read at light_ball: held to its fellows more closely
         need = th.odd_light_unsure if unsure else th.odd_light if r.code == "L" else th.odd_dark
-        if redder >= need[0] and darker >= need[1]:
+        if (redder >= need[0] and darker >= need[1]) or (
+                r.code == "D" and redder >= th.odd_dark_lit[0] and darker >= th.odd_dark_lit[1]):
             if r.code != "L":
                 why = (f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                        "may be light wood")
@@ -323,12 +326,16 @@ def odd_red(readings: dict[int, Reading], th: Thresholds, base: Collection[int] 
     return out
 
 
-def _lit_tint(readings: dict[int, Reading], th: Thresholds) -> np.ndarray | None:
+def _lit_tint(readings: dict[int, Reading], th: Thresholds, upper: Collection[int] = ()) -> np.ndarray | None:
     """The median tint (log red/green and blue/green, relative to the plate's) of this
     frame's balls read at P(ball) ``th.ball`` as light as light wood is (``th.lit_wood``),
     whatever their colour was read as (with colours far from the defaults, light wood can
-    fall outside its band of red and be read unknown), or None when there are none."""
-    lit = [r.colour[2:4] for r in readings.values() if r.colour and _judges(r, th) and r.colour[0] > th.lit_wood]
+    fall outside its band of red and be read unknown), and of the balls above the base
+    (positions ``upper``) read light wood at ``th.light_ball``: no hollow lies there to be
+    taken for one, and where the base's light balls all sit in the pyramid's shade they may
+    be the frame's only light wood in the open (fresh 8900001). None when there are none."""
+    lit = [r.colour[2:4] for i, r in readings.items() if r.colour and r.colour[0] > th.lit_wood
+           and (_judges(r, th) or (r.code == "L" and i in upper))]
     return median_tint(lit) if lit else None
 
 

@@ -226,6 +226,14 @@ class Thresholds:
     #: 2600562 1a4 under a colour cast, 0.58 lighter)
     odd_light: tuple[float, float] = (0.1, 0.8)
     odd_dark: tuple[float, float] = (0.35, -0.05)
+    #: ... or one read dark wood less red by ``odd_dark_lit[0]`` and lighter by
+    #: ``odd_dark_lit[1]`` than them: lit more, stained wood is lighter and keeps its red.
+    #: Path traced 8710016 under glare in a room's shadow read the light wooden base ball
+    #: 1a1, its neighbours lit, stained at P(ball) 0.99, 0.25 less red and 1.17 lighter than
+    #: its fellows, with no light ball read. Of the 1,841 path traced Pylos reads of
+    #: 2026-12-06 (five looks) it doubts no other place; on this project's own frames
+    #: (8,830,000 on, 150 in eight looks) one stained ball read right (8830041 1a4, far colours)
+    odd_dark_lit: tuple[float, float] = (0.2, 1.0)
     #: ... or, for one read light wood at ``light_ball`` (under ``ball``), by this: an empty
     #: base hollow in the shade of stained balls, its plate tinted by their bounce light,
     #: was read light wood at P(ball) 0.978, 0.16 redder and 0.54 darker than its fellows

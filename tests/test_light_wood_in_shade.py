@@ -1,0 +1,100 @@
+"""Light wooden balls in shade read stained (vision/recognize_fellows.py, ``odd_wood``).
+
+The light balls whose tint a ball read stained is held against (``_lit_tint``) include
+those above the base read light wood at ``light_ball``: no hollow lies there to be taken
+for a ball, and where the base's light balls all sit in the pyramid's shade the balls
+above may be the frame's only light wood in the open. And a ball read stained 0.2 less red
+and 1.0 lighter than its fellows is unknown (``Thresholds.odd_dark_lit``): lit more,
+stained wood is lighter and keeps its red."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import replace
+
+import pytest
+
+import vision.recognize_balls as recognize_balls
+from vision.geometry import load_board
+from vision.pbr_frames import in_look, render_frame
+from vision.recognize import Recognizer
+from vision.recognize_fellows import odd_wood
+from vision.recognize_reading import Reading
+from vision.recognize_thresholds import Thresholds
+from vision.score import score
+
+TINT = "from this frame's light balls'"
+
+
+def ball(code: str, level: float, rg: float, bg: float, p: float = 0.999) -> Reading:
+    """A wooden ball reading at ``level`` (log, relative to the lit plate) of tint ``rg``,
+    ``bg`` (log red/green and blue/green, relative to the plate's), read at P(ball) ``p``;
+    nothing outside it in view (no level beside it to judge by)."""
+    return Reading(code, "seen", p=(1 - p, p, 0.0), colour=(level, level + 0.5, rg, bg, 0.45, math.nan), seen=0.9)
+
+
+#: as fresh 8900001 through JPEG: two light balls on the second level read at P(ball)
+#: 0.90 and 0.96 only, and the base's stained balls (1c1, 1d3) far redder than both
+LIGHT = {1: ball("L", -1.0, 0.36, -0.05, p=0.90), 2: ball("L", -1.12, 0.37, -0.11, p=0.96)}
+DARK = {3: ball("D", -2.26, 0.64, 0.14), 4: ball("D", -3.22, 0.53, 0.01)}
+SHADED = ball("D", -2.6, 0.37, -0.12)  # a light wooden base ball in shade, of their tint
+
+
+def judge(upper: set[int], light: dict[int, Reading] = LIGHT, th: Thresholds = Thresholds()) -> Reading:
+    out = odd_wood({0: SHADED, **light, **DARK}, th, upper)
+    assert all(out[k].code == r.code for k, r in {**light, **DARK}.items())
+    return out[0]
+
+
+def test_light_balls_above_the_base_read_at_light_ball_hold_the_tint():
+    out = judge({1, 2})
+    assert out.code == "?" and out.colour_only
+    assert "its tint is 0.04 from this frame's light balls' and 0.29 from its other dark wooden balls'" in out.why
+    # on the base, read at ``light_ball`` they may be hollows: they judge nothing
+    assert judge(set()).code == "D"
+    # too dark for light wood, or read another colour, they are not the light balls
+    assert judge({1, 2}, {k: Reading(r.code, r.why, r.p, {}, (-1.3, *r.colour[1:]), r.seen)
+                          for k, r in LIGHT.items()}).code == "D"
+    assert judge({1, 2}, {k: Reading("?", r.why, r.p, {}, r.colour, r.seen) for k, r in LIGHT.items()}).code == "D"
+    # the rule's own needs still hold
+    assert judge({1, 2}, th=replace(Thresholds(), light_near=0.03)).code == "D"
+
+
+@pytest.mark.parametrize("look", ["JPEG", "cast-drift"])
+def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypatch):
+    """Fresh path traced 8900001 (Pylos): 1c4, a light wooden base ball 36 % in view under
+    the balls above it, was read stained at P(ball) 1.00 through JPEG and a colour cast, its
+    tint that of the two light balls on the second level (read at P(ball) 0.90-0.96) and
+    0.21-0.31 from the two stained ones'. (1b4 through JPEG, 0.14 from the light balls' and
+    1.96 times that from the stained ones', is still read stained: vision.md, Limits.)"""
+    image, truth = render_frame("pyramid-4", 8_900_001)
+    image = in_look(image, look, 8_900_001)
+    board = load_board("pyramid-4")
+    result = Recognizer(board, truth["game"]).read(image)
+    cells, details = dict(result.observation.cells), dict(result.details)
+    assert truth["cells"]["1c4"] == "L" and cells["1c4"] == "?" and TINT in details["1c4"], details["1c4"]
+    assert "1c4" not in score(cells, truth["cells"], Counter())
+    # with the balls above the base left out of the light balls, it is read stained again
+    monkeypatch.setattr(recognize_balls, "odd_wood", lambda readings, th, upper=(): odd_wood(readings, th))
+    again = Recognizer(board, truth["game"]).read(image).observation.cells
+    assert again["1c4"] == "D"
+
+
+def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_stained_balls():
+    """Fresh path traced 8710016 (Pylos, under glare) in a room's shadow: the light wooden
+    base ball 1a1, its neighbours lit, was read stained at P(ball) 0.99, 0.25 less red and
+    1.17 lighter than the frame's other balls read stained, and darker than what lies
+    beside it; no light ball was read to hold its tint against."""
+    seed = 8_710_016
+    image, truth = render_frame("pyramid-4", seed, glare=True)
+    image = in_look(image, "shadow", seed)
+    board = load_board("pyramid-4")
+    result = Recognizer(board, truth["game"]).read(image)
+    cells, details = dict(result.observation.cells), dict(result.details)
+    assert truth["cells"]["1a1"] == "L" and cells["1a1"] == "?", details["1a1"]
+    assert "0.25 less red and 1.17 lighter than this frame's others" in details["1a1"], details["1a1"]
+    assert score(cells, truth["cells"], Counter()) == []
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
+    again = Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells
+    assert score(dict(again), truth["cells"], Counter()) == ["1a1"] and again["1a1"] == "D"
