@@ -82,10 +82,11 @@ def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypa
 
 
 def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_stained_balls():
-    """Fresh path traced 8710016 (Pylos, under glare) in a room's shadow: the light wooden
-    base ball 1a1, its neighbours lit, was read stained at P(ball) 0.99, 0.25 less red and
-    1.17 lighter than the frame's other balls read stained, and darker than what lies
-    beside it; no light ball was read to hold its tint against."""
+    """Path traced 8710016 (Pylos, under glare; one of the frames the second pyramid model
+    was fitted on) in a room's shadow: the light wooden base ball 1a1, its neighbours lit,
+    was read stained at P(ball) 0.99, 0.25 less red and 1.17 lighter than the frame's other
+    balls read stained, and darker than what lies beside it; no light ball was read to
+    hold its tint against."""
     seed = 8_710_016
     image, truth = render_frame("pyramid-4", seed, glare=True)
     image = in_look(image, "shadow", seed)
