@@ -15,14 +15,13 @@ from dataclasses import replace
 
 import pytest
 
-import vision.recognize_balls as recognize_balls
-from vision.geometry import load_board
-from vision.pbr_frames import in_look, render_frame
 from vision.recognize import Recognizer
 from vision.recognize_fellows import odd_wood
 from vision.recognize_reading import Reading
 from vision.recognize_thresholds import Thresholds
 from vision.score import score
+
+from test_stained_beside import drop_upper, traced
 
 TINT = "from this frame's light balls'"
 
@@ -68,15 +67,13 @@ def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypa
     tint that of the two light balls on the second level (read at P(ball) 0.90-0.96) and
     0.21-0.31 from the two stained ones'. (1b4 through JPEG, 0.14 from the light balls' and
     1.96 times that from the stained ones', is still read stained: vision.md, Limits.)"""
-    image, truth = render_frame("pyramid-4", 8_900_001)
-    image = in_look(image, look, 8_900_001)
-    board = load_board("pyramid-4")
+    image, truth, board = traced(8_900_001, look)
     result = Recognizer(board, truth["game"]).read(image)
     cells, details = dict(result.observation.cells), dict(result.details)
     assert truth["cells"]["1c4"] == "L" and cells["1c4"] == "?" and TINT in details["1c4"], details["1c4"]
     assert "1c4" not in score(cells, truth["cells"], Counter())
     # with the balls above the base left out of the light balls, it is read stained again
-    monkeypatch.setattr(recognize_balls, "odd_wood", lambda readings, th, upper=(): odd_wood(readings, th))
+    drop_upper(monkeypatch)
     again = Recognizer(board, truth["game"]).read(image).observation.cells
     assert again["1c4"] == "D"
 
@@ -87,10 +84,7 @@ def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_staine
     was read stained at P(ball) 0.99, 0.25 less red and 1.17 lighter than the frame's other
     balls read stained, and darker than what lies beside it; no light ball was read to
     hold its tint against."""
-    seed = 8_710_016
-    image, truth = render_frame("pyramid-4", seed, glare=True)
-    image = in_look(image, "shadow", seed)
-    board = load_board("pyramid-4")
+    image, truth, board = traced(8_710_016, "shadow", glare=True)
     result = Recognizer(board, truth["game"]).read(image)
     cells, details = dict(result.observation.cells), dict(result.details)
     assert truth["cells"]["1a1"] == "L" and cells["1a1"] == "?", details["1a1"]

@@ -41,6 +41,17 @@ def read(ball: Reading, fellows: dict[int, Reading], th: Thresholds = Thresholds
     return out[0]
 
 
+def traced(seed: int, look: str, glare: bool = False):
+    """Path traced pyramid-4 frame ``seed`` through ``look``: the image, its truth and the board."""
+    image, truth = render_frame("pyramid-4", seed, glare=glare)
+    return in_look(image, look, seed), truth, load_board("pyramid-4")
+
+
+def drop_upper(monkeypatch) -> None:
+    """``odd_wood`` as read before the balls above the base held the light balls' tint."""
+    monkeypatch.setattr(recognize_balls, "odd_wood", lambda readings, th, upper=(): odd_wood(readings, th))
+
+
 FELLOWS = {1: stained(-2.6, -0.3), 2: stained(-2.5, -1.0), 3: stained(-2.9, -0.1)}
 
 
@@ -75,9 +86,7 @@ def test_light_wooden_balls_in_the_pyramids_shade_are_not_read_stained(look, mon
     it (0.07-0.81) and than the frame's other stained balls (0.13-0.42). Since the light
     balls above the base read at ``light_ball`` hold the tint too
     (tests/test_light_wood_in_shade.py), the tint rule, asked first, takes some of them."""
-    image, truth = render_frame("pyramid-4", 8_400_145)
-    image = in_look(image, look, 8_400_145)
-    board = load_board("pyramid-4")
+    image, truth, board = traced(8_400_145, look)
     result = Recognizer(board, truth["game"]).read(image)
     cells, details = dict(result.observation.cells), dict(result.details)
     assert score(cells, truth["cells"], Counter()) == []
@@ -86,7 +95,7 @@ def test_light_wooden_balls_in_the_pyramids_shade_are_not_read_stained(look, mon
         assert cells[place] == "?" and (BESIDE in details[place] or TINT in details[place]), details[place]
     assert BESIDE in details["1c4"], details["1c4"]
     # with the light balls above the base left out, as the rule was chosen, it takes all three
-    monkeypatch.setattr(recognize_balls, "odd_wood", lambda readings, th, upper=(): odd_wood(readings, th))
+    drop_upper(monkeypatch)
     result = Recognizer(board, truth["game"]).read(image)
     for place in ("1c4", "1d2", "1d3"):
         assert result.observation.cells[place] == "?" and BESIDE in result.details[place], result.details[place]
