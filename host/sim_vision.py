@@ -157,9 +157,10 @@ class SeenGame:
         """One camera frame: the rendered board with fresh sensor noise and compression."""
         rig = self.rig
         image = self._clean(cells, hand)
-        if rig.noise > 0:
-            noisy = image + self._noise.normal(0.0, rig.noise, image.shape)
-            image = np.clip(np.rint(noisy), 0, 255).astype(np.uint8)
+        if rig.noise > 0:  # in place: no more frames of float64 than the noise itself
+            noisy = self._noise.normal(0.0, rig.noise, image.shape)
+            noisy += image
+            image = np.clip(np.rint(noisy, out=noisy), 0, 255, out=noisy).astype(np.uint8)
         if rig.jpeg_quality is not None:
             ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, rig.jpeg_quality])
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)

@@ -17,6 +17,7 @@ from vision.render import (Camera, Hand, Lighting, Stage, random_camera, random_
                            sees_board)
 from vision.render_camera import RESOLUTIONS, plate_points
 from vision.render_hand import hand_motion
+from vision.render_light import soft_lighting
 from vision.render_scene import PLACED_SHIFT, PLACED_TURN, Placed, build_scene, hand_placed
 from vision.render_webcam import Webcam
 
@@ -504,18 +505,23 @@ def test_the_same_seed_gives_the_same_frame_and_another_seed_another():
 def test_frames_from_a_shared_stage_are_the_frames_rendered_without_it(board, supersample):
     """A game rendered frame by frame shares the empty board under its camera (a Stage):
     pieces, hands and hollows must come out exactly as in a frame rendered on its own, and
-    a stage made for another camera is refused."""
+    a stage made for another camera is refused. The stage keeps the empty board's shading
+    for each look (wood, table, light): frames in other looks through the same stage, a
+    light with a size, grained balls and a moving hand must come out exact too."""
     rng = random.Random(5)
     cam = random_camera(board, rng, resolutions=((320, 240),))
     stage = Stage.of(board, cam, supersample)
-    for k in range(3):
+    looks = [{}, {}, {"lighting": random_lighting(random.Random(1))}, {"wood_seed": 4, "table_colour": (120, 96, 80)},
+             {"lighting": soft_lighting(random.Random(2)), "ball_grain": 0.6}, {"hand_travel": (8.0, -3.0, 2.0)},
+             {"lighting": random_lighting(random.Random(1)), "wood_seed": 4}]
+    for k, look in enumerate(looks):
         cells = full_board(board, random.Random(k))
         hands = [random_hand(board, random.Random(k))] if k else []
-        alone = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, wood_seed=3)
-        shared = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, wood_seed=3,
-                        stage=stage)
-        assert np.array_equal(alone.image, shared.image) and np.array_equal(alone.hand_mask, shared.hand_mask)
-        assert alone.truth == shared.truth
+        look = {"wood_seed": 3, **look}
+        alone = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, **look)
+        shared = render(board, cells, cam, hands=hands, blur=0.5, supersample=supersample, stage=stage, **look)
+        assert np.array_equal(alone.image, shared.image), look
+        assert np.array_equal(alone.hand_mask, shared.hand_mask) and alone.truth == shared.truth
     other = random_camera(board, rng, resolutions=((320, 240),))
     with pytest.raises(ValueError, match="another board, camera or supersampling"):
         render(board, {}, other, supersample=supersample, stage=stage)

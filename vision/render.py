@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
-from typing import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Sequence
 
 import cv2
 import numpy as np
@@ -29,6 +29,7 @@ from .render_hand import Hand, random_hand
 from .render_light import Lighting, random_lighting
 from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Placed, Scene,
                            Solid, build_scene)
+from .render_kept import by_pixel, gloss_of, half_way, points_of, stage_points
 from .render_shapes import Box, Sphere, dot, plane_axes
 from .render_surface import ball_grain, marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
 
@@ -144,7 +145,9 @@ class Stage:
     """What one camera sees of a board with nothing on it: the ray through every pixel (or
     sub-pixel) and where it meets the table, the plate and the base hollows. Frames from one
     camera (a game rendered frame by frame) can share it: made once, it saves about a quarter
-    of each frame's rendering, and the frames are the same as without it."""
+    of each frame's rendering, and the frames are the same as without it. It also keeps what
+    the shading of the empty board needs and no piece or hand changes (:meth:`kept`): the
+    wood, markers and table under the camera, and the half-way vectors to the light."""
 
     board: Board
     camera: Camera
@@ -154,6 +157,7 @@ class Stage:
     rays: np.ndarray
     buffers: _Buffers
     dent: np.ndarray
+    _kept: dict = field(default_factory=dict, init=False, repr=False)
 
     @classmethod
     def of(cls, board: Board, camera: Camera, supersample: int = 1) -> Stage:
@@ -166,6 +170,23 @@ class Stage:
 
     def fits(self, board: Board, camera: Camera, supersample: int) -> bool:
         return self.board is board and self.camera is camera and self.supersample == supersample
+
+    def kept(self, key: tuple, make: Callable[[], tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
+        """``make()``'s arrays, made once per ``key`` (read-only); a few keys are kept, so a
+        stage shared by renders of other looks (wood, table, light) does not grow without end."""
+        found = self._kept.get(key)
+        if found is None:
+            found = make()
+            for a in found:
+                a.flags.writeable = False
+            if len(self._kept) >= KEPT_LOOKS:
+                self._kept.pop(next(iter(self._kept)))
+            self._kept[key] = found
+        return found
+
+
+#: the looks (wood, table colour, light) a :class:`Stage` keeps the unchanging shading of
+KEPT_LOOKS = 8
 
 
 def _empty_board(board: Board, camera: Camera, supersample: int, scene: Scene
@@ -207,29 +228,36 @@ def _hollows(scene: Scene, cam: Camera, origin: np.ndarray, rays: np.ndarray, bu
 
 
 def _shadows(scene: Scene, cam: Camera, board: Board, points: np.ndarray, buf: _Buffers,
-             dent: np.ndarray, light: np.ndarray) -> np.ndarray:
+             dent: np.ndarray, light: np.ndarray, stage: Stage | None = None) -> np.ndarray:
     """1 where the light reaches a surface, 0 where the surface faces away or a solid (or
     the rim of its own hollow, or the plate's edge for the table) stands in the way."""
-    lit = (buf.id != MISS) & (dot(buf.n, light) > 0)
-    in_dent = lit & (dent >= 0)
-    if in_dent.any():  # a light ray leaving a dent below the surface goes through the plate
-        which = dent[in_dent]
-        centres = np.array([h.sphere_centre for h in scene.hollows])[which]
-        radii = np.array([h.sphere_radius for h in scene.hollows])[which]
-        p = points[in_dent]
-        oc = p - centres
-        b = dot(oc, light)
-        exit_t = -b + np.sqrt(np.maximum(b * b - (dot(oc, oc) - radii ** 2), 0.0))
-        lit[in_dent] = p[:, 2] + exit_t * light[2] >= -1e-6
+    e1, e2 = plane_axes(light)
+    hollows = scene.hollows
+
+    def facing(points: np.ndarray, n: np.ndarray, ids: np.ndarray, dent: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Which pixels face the light and are not in their hollow's shade; and every
+        point seen along the light, on a plane across it (a solid can shade only the points
+        inside its bounding circle there, on the side away from the light)."""
+        lit = (ids != MISS) & (dot(n, light) > 0)
+        in_dent = lit & (dent >= 0)
+        if in_dent.any():  # a light ray leaving a dent below the surface goes through the plate
+            which = dent[in_dent]
+            centres = np.array([h.sphere_centre for h in hollows])[which]
+            radii = np.array([h.sphere_radius for h in hollows])[which]
+            p = points[in_dent]
+            oc = p - centres
+            b = dot(oc, light)
+            exit_t = -b + np.sqrt(np.maximum(b * b - (dot(oc, oc) - radii ** 2), 0.0))
+            lit[in_dent] = p[:, 2] + exit_t * light[2] >= -1e-6
+        across = np.stack([dot(points, e1), dot(points, e2)], axis=-1).astype(np.float32)
+        return lit, across, dot(points, light).astype(np.float32)
+
+    lit, across, along = by_pixel(facing, ("facing", tuple(light.tolist())), stage, buf, (points, buf.n, buf.id, dent),
+                                  lambda: (stage_points(stage), stage.buffers.n, stage.buffers.id, stage.dent))
     occluders: list[tuple[int, Solid]] = [(FIRST_SOLID + i, s) for i, s in enumerate(scene.solids)]
     w, d = board.plate[0] / 2, board.plate[1] / 2
     occluders.append((PLATE_TOP, Box((-w, -d, -PLATE_THICKNESS), (w, d, 0.0))))
     reach = 1.0 / max(light[2], 0.05)
-    # every point seen along the light, on a plane across it: a solid can shade only the
-    # points inside its bounding circle there, on the side away from the light
-    e1, e2 = plane_axes(light)
-    across = np.stack([dot(points, e1), dot(points, e2)], axis=-1).astype(np.float32)
-    along = dot(points, light).astype(np.float32)
     for oid, solid in occluders:
         lo, hi = solid.extent()
         far = (hi[2] + PLATE_THICKNESS) * reach
@@ -280,12 +308,41 @@ def _contact(scene: Scene, cam: Camera, points: np.ndarray, buf: _Buffers) -> np
 
 
 def _albedo(board: Board, scene: Scene, buf: _Buffers, points: np.ndarray, table_colour: RGB, wood_seed: int,
-            footprint: float, grain: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per-pixel albedo (linear), specular strength and shininess."""
+            footprint: float, grain: float = 0.0, stage: Stage | None = None
+            ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, ...] | None]:
+    """Per-pixel albedo (linear), specular strength and shininess, and with a ``stage`` the
+    empty board's three (:func:`_surface_albedo`): kept by the stage once per look, so only
+    the pieces' and hands' pixels are filled in."""
     plate = to_linear(board.plate_colour)
     fixed = (Material((0.0, 0.0, 0.0), 0.0, 1.0), Material(tuple(to_linear(table_colour).tolist()), 0.03, 8.0),
              Material(tuple(plate.tolist()), *WOOD_FINISH), Material(tuple((plate * 0.72).tolist()), *WOOD_FINISH))
     alb_t, ks_t, sh_t = scene.albedo_table(fixed)  # type: ignore[arg-type]
+    base = None
+    if stage is None:
+        albedo, ks, shin = _surface_albedo(board, (alb_t, ks_t, sh_t), buf, points, wood_seed, footprint)
+    else:
+        empty = stage.buffers
+        base = stage.kept(("albedo", tuple(table_colour), wood_seed, footprint), lambda: _surface_albedo(
+            board, (alb_t, ks_t, sh_t), empty, stage_points(stage), wood_seed, footprint))
+        albedo, ks, shin = (a.copy() for a in base)
+        on = buf.id >= FIRST_SOLID
+        ids = buf.id[on]
+        albedo[on], ks[on], shin[on] = alb_t[ids], ks_t[ids], sh_t[ids]
+    if grain > 0:
+        for i, (solid, material) in enumerate(zip(scene.solids, scene.materials)):
+            on = buf.id == FIRST_SOLID + i
+            if material.grain > 0 and isinstance(solid, Sphere) and on.any():
+                rel = points[on] - np.asarray(solid.centre)
+                albedo[on] *= ball_grain(rel, (wood_seed, i), grain * material.grain, footprint).astype(np.float32)
+    return albedo, ks, shin, base
+
+
+def _surface_albedo(board: Board, tables: tuple[np.ndarray, np.ndarray, np.ndarray], buf: _Buffers,
+                    points: np.ndarray, wood_seed: int, footprint: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Albedo, specular strength and shininess by id (``tables``), with the plate's wood and
+    printed markers and the table's mottling: pixel by pixel, so the empty board's are
+    those of every frame wherever no piece or hand is."""
+    alb_t, ks_t, sh_t = tables
     albedo, ks, shin = alb_t[buf.id], ks_t[buf.id], sh_t[buf.id]
     top = buf.id == PLATE_TOP
     if top.any():
@@ -301,33 +358,28 @@ def _albedo(board: Board, scene: Scene, buf: _Buffers, points: np.ndarray, table
     if table.any():
         on_table = points[table]
         albedo[table] *= table_shade(on_table[:, 0], on_table[:, 1], wood_seed)[:, None]
-    if grain > 0:
-        for i, (solid, material) in enumerate(zip(scene.solids, scene.materials)):
-            on = buf.id == FIRST_SOLID + i
-            if material.grain > 0 and isinstance(solid, Sphere) and on.any():
-                rel = points[on] - np.asarray(solid.centre)
-                albedo[on] *= ball_grain(rel, (wood_seed, i), grain * material.grain, footprint).astype(np.float32)
     return albedo, ks, shin
 
 
 def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np.ndarray, buf: _Buffers,
-           dent: np.ndarray, lighting: Lighting, table_colour: RGB, wood_seed: int, grain: float = 0.0) -> np.ndarray:
-    """Linear RGB radiance of every pixel."""
-    with np.errstate(invalid="ignore"):
-        points = origin + buf.t[..., None] * rays
-    points[buf.id == MISS] = 0.0
+           dent: np.ndarray, lighting: Lighting, table_colour: RGB, wood_seed: int, grain: float = 0.0,
+           stage: Stage | None = None) -> np.ndarray:
+    """Linear RGB radiance of every pixel; with ``stage`` (whose rays are ``rays``), what
+    the empty board's shading needs is the stage's, worked out once."""
+    points = points_of(origin, rays, buf, stage)
     light = np.asarray(lighting.direction)
     # the size of a pixel at the plate's centre: how much to soften the grain (a property
     # of the view alone, so a hand or a piece never changes the wood elsewhere)
     footprint = max(float(cam.to_camera([(0.0, 0.0, 0.0)])[0, 2]), 1.0) / cam.fx
-    albedo, ks, shin = _albedo(board, scene, buf, points, table_colour, wood_seed, footprint, grain)
+    albedo, ks, shin, empty = _albedo(board, scene, buf, points, table_colour, wood_seed, footprint, grain, stage)
     n = buf.n.astype(np.float32)
     # a light with a size: shading and shadows averaged over points of its disc
     ndotl = np.zeros(buf.t.shape, dtype=np.float32)
     reached = np.zeros(buf.t.shape, dtype=np.float32)
     towards = lighting.directions()
     for d in towards:
-        lit = _shadows(scene, cam, board, points, buf, dent, d)
+        # a light with a size has a dozen directions: too many to keep what each sees
+        lit = _shadows(scene, cam, board, points, buf, dent, d, stage if len(towards) == 1 else None)
         ndotl += np.clip(dot(n, d.astype(np.float32)), 0.0, None) * lit
         reached += lit
     if len(towards) > 1:
@@ -335,10 +387,15 @@ def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np
         reached /= len(towards)
     spec = np.zeros_like(ndotl)
     shiny = (ndotl > 0) & (ks > 0)
-    half = light - rays[shiny]
-    half /= np.sqrt(dot(half, half))[:, None]
     with np.errstate(under="ignore"):
-        spec[shiny] = ks[shiny] * reached[shiny] * np.power(np.clip(dot(n[shiny], half), 0.0, 1.0), shin[shiny])
+        if stage is None or empty is None:
+            gloss = gloss_of(n[shiny], half_way(light, rays[shiny]), shin[shiny])
+        else:  # the empty board's is kept: only the pieces' and hands' pixels are worked out
+            half = stage.kept(("half", tuple(light.tolist())), lambda: (half_way(light, stage.rays),))[0]
+            look = ("gloss", tuple(table_colour), wood_seed, footprint, tuple(light.tolist()))
+            gloss = by_pixel(lambda *a: (gloss_of(*a),), look, stage, buf, (n, half, shin),
+                             lambda: (stage.buffers.n.astype(np.float32), half, empty[2]))[0][shiny]
+        spec[shiny] = ks[shiny] * reached[shiny] * gloss
     # sky light from above: surfaces facing down get less; hollows and ball contacts less still
     ambient = lighting.ambient * (0.55 + 0.45 * n[..., 2]) * _contact(scene, cam, points, buf)
     in_dent = dent >= 0
@@ -439,7 +496,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     if stage is not None and not stage.fits(board, camera, supersample):
         raise ValueError("the stage was made for another board, camera or supersampling")
     gen = as_generator(rng) if rng is not None else None
-    shade = dict(lighting=lighting, table_colour=table_colour, wood_seed=wood_seed, grain=ball_grain)
+    shade = dict(lighting=lighting, table_colour=table_colour, wood_seed=wood_seed, grain=ball_grain, stage=stage)
     if hand_travel is None or not hands:
         scene = build_scene(board, cells, hands, placed)
         drawn = _drawn_board(board, scene, camera, supersample, stage)
@@ -447,6 +504,7 @@ def render(board: Board, cells: Mapping[str, str], camera: Camera, *, lighting: 
     else:
         # the board's pieces stand still: drawn once, each instant draws its hands on a copy
         stage = stage or Stage.of(board, camera, supersample)
+        shade["stage"] = stage
         cam, rays, still, still_dent = _drawn_board(board, build_scene(board, cells, (), placed), camera,
                                                     supersample, stage)
         step = np.asarray(hand_travel, dtype=np.float64)
