@@ -172,21 +172,23 @@ class Stage:
         return self.board is board and self.camera is camera and self.supersample == supersample
 
     def kept(self, key: tuple, make: Callable[[], tuple[np.ndarray, ...]]) -> tuple[np.ndarray, ...]:
-        """``make()``'s arrays, made once per ``key`` (read-only); a few keys are kept, so a
-        stage shared by renders of other looks (wood, table, light) does not grow without end."""
-        found = self._kept.get(key)
+        """``make()``'s arrays, made once per ``key`` (read-only). The :data:`KEPT` keys used
+        last are kept, so a stage shared by renders in other looks (wood, table, light) does
+        not grow without end."""
+        found = self._kept.pop(key, None)
         if found is None:
             found = make()
             for a in found:
                 a.flags.writeable = False
-            if len(self._kept) >= KEPT_LOOKS:
+            if len(self._kept) >= KEPT:
                 self._kept.pop(next(iter(self._kept)))
-            self._kept[key] = found
+        self._kept[key] = found
         return found
 
 
-#: the looks (wood, table colour, light) a :class:`Stage` keeps the unchanging shading of
-KEPT_LOOKS = 8
+#: how many sets of arrays a :class:`Stage` keeps (one look, its wood, table colour and a
+#: point light, takes five: about 80 MB at 1280x720)
+KEPT = 12
 
 
 def _empty_board(board: Board, camera: Camera, supersample: int, scene: Scene
