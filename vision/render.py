@@ -29,7 +29,7 @@ from .render_hand import Hand, random_hand
 from .render_light import Lighting, random_lighting
 from .render_scene import (FIRST_SOLID, MISS, PLATE_SIDE, PLATE_TOP, TABLE, WOOD_FINISH, Material, Placed, Scene,
                            Solid, build_scene)
-from .render_kept import by_pixel, gloss_of, half_way, points_of, stage_points
+from .render_kept import by_pixel, gloss_of, points_of, stage_points
 from .render_shapes import Box, Sphere, dot, plane_axes
 from .render_surface import ball_grain, marker_albedo, sample_wood, table_shade, to_linear, to_srgb, wood_texture
 
@@ -147,7 +147,7 @@ class Stage:
     camera (a game rendered frame by frame) can share it: made once, it saves about a quarter
     of each frame's rendering, and the frames are the same as without it. It also keeps what
     the shading of the empty board needs and no piece or hand changes (:meth:`kept`): the
-    wood, markers and table under the camera, and the half-way vectors to the light."""
+    wood, markers and table under the camera, and the highlights' shape."""
 
     board: Board
     camera: Camera
@@ -187,7 +187,7 @@ class Stage:
 
 
 #: how many sets of arrays a :class:`Stage` keeps (one look, its wood, table colour and a
-#: point light, takes five: about 80 MB at 1280x720)
+#: point light, takes four: about 60 MB at 1280x720)
 KEPT = 12
 
 
@@ -390,13 +390,12 @@ def _shade(board: Board, scene: Scene, cam: Camera, origin: np.ndarray, rays: np
     spec = np.zeros_like(ndotl)
     shiny = (ndotl > 0) & (ks > 0)
     with np.errstate(under="ignore"):
-        if stage is None or empty is None:
-            gloss = gloss_of(n[shiny], half_way(light, rays[shiny]), shin[shiny])
+        if empty is None:  # no stage
+            gloss = gloss_of(n[shiny], rays[shiny], shin[shiny], light)
         else:  # the empty board's is kept: only the pieces' and hands' pixels are worked out
-            half = stage.kept(("half", tuple(light.tolist())), lambda: (half_way(light, stage.rays),))[0]
             look = ("gloss", tuple(table_colour), wood_seed, footprint, tuple(light.tolist()))
-            gloss = by_pixel(lambda *a: (gloss_of(*a),), look, stage, buf, (n, half, shin),
-                             lambda: (stage.buffers.n.astype(np.float32), half, empty[2]))[0][shiny]
+            gloss = by_pixel(lambda *a: (gloss_of(*a, light),), look, stage, buf, (n, rays, shin),
+                             lambda: (stage.buffers.n.astype(np.float32), stage.rays, empty[2]))[0][shiny]
         spec[shiny] = ks[shiny] * reached[shiny] * gloss
     # sky light from above: surfaces facing down get less; hollows and ball contacts less still
     ambient = lighting.ambient * (0.55 + 0.45 * n[..., 2]) * _contact(scene, cam, points, buf)

@@ -25,20 +25,23 @@ def points_of(origin: np.ndarray, rays: np.ndarray, buf: _Buffers, stage: Stage 
     """Where each pixel's ray meets what it hits (0 where it hits nothing); with ``stage``
     (whose rays are ``rays``), the empty board's are kept and only the pieces' and hands'
     pixels are worked out."""
-    if stage is None:
+    def meet(t: np.ndarray, along: np.ndarray, ids: np.ndarray) -> tuple[np.ndarray]:
         with np.errstate(invalid="ignore"):
-            points = origin + buf.t[..., None] * rays
-        points[buf.id == MISS] = 0.0
-        return points
-    points = stage_points(stage).copy()
-    on = buf.id >= FIRST_SOLID
-    points[on] = origin + buf.t[on][:, None] * rays[on]
-    return points
+            points = origin + t[..., None] * along
+        points[ids == MISS] = 0.0
+        return (points,)
+
+    return by_pixel(meet, POINTS, stage, buf, (buf.t, rays, buf.id),
+                    lambda: (stage.buffers.t, rays, stage.buffers.id))[0]
+
+
+#: the key a stage keeps the empty board's points under
+POINTS = ("points",)
 
 
 def stage_points(stage: Stage) -> np.ndarray:
-    """The empty board's points, kept by the stage."""
-    return stage.kept(("points",), lambda: (points_of(stage.view.centre, stage.rays, stage.buffers),))[0]
+    """The empty board's points, kept by the stage (as :func:`points_of` keeps them)."""
+    return stage.kept(POINTS, lambda: (points_of(stage.view.centre, stage.rays, stage.buffers),))[0]
 
 
 def by_pixel(f: Callable[..., tuple[np.ndarray, ...]], key: tuple, stage: Stage | None, buf: _Buffers,
@@ -60,14 +63,10 @@ def by_pixel(f: Callable[..., tuple[np.ndarray, ...]], key: tuple, stage: Stage 
     return tuple(out)
 
 
-def gloss_of(n: np.ndarray, half: np.ndarray, shininess: np.ndarray) -> np.ndarray:
-    """Blinn-Phong's highlight before its strength: the normals' cosine to the half-way
-    vectors to the power of the shininess."""
-    return np.power(np.clip(dot(n, half), 0.0, 1.0), shininess)
-
-
-def half_way(light: np.ndarray, rays: np.ndarray) -> np.ndarray:
-    """The unit half-way vectors between the light and the view along ``rays``."""
+def gloss_of(n: np.ndarray, rays: np.ndarray, shininess: np.ndarray, light: np.ndarray) -> np.ndarray:
+    """Blinn-Phong's highlight before its strength: the normals' cosine to the unit
+    half-way vectors between the light and the view along ``rays``, to the power of the
+    shininess."""
     half = light - rays
     half /= np.sqrt(dot(half, half))[..., None]
-    return half
+    return np.power(np.clip(dot(n, half), 0.0, 1.0), shininess)
