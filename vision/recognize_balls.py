@@ -11,7 +11,8 @@ a ball read black must be darker than a white ball could look in the plate's
 shade (:func:`dark_in_shade`), and a ball read dark wood darker than that shade; nor may a
 ball read black be far lighter than the frame's other black balls (:func:`odd_black`). A light
 wooden base ball of the plate's colour, where the frame's other light wooden balls are not, is
-``?`` (:func:`plate_coloured`), as is an empty hollow of their tint (:func:`wood_in_hollow`)
+``?`` (:func:`plate_coloured`), as is one in view far off their tint where they agree
+(:func:`off_tint`), an empty hollow of their tint (:func:`wood_in_hollow`)
 and a wooden ball that looks, beside the frame's other balls of its wood, like the other
 wood (:func:`odd_wood`). A place read empty as white as the camera records is ``?``: a
 white ball clipped there has lost its shading. A base ball
@@ -47,8 +48,8 @@ import numpy as np
 
 from .recognize_colour import LUMA, pixels_at, to_linear
 from .recognize_features import NAMES, Batch, Colours, in_view, measure_level, plate_shade, plate_tint_at, ring_plate
-from .recognize_fellows import (dark_in_shade, odd_black, odd_red, odd_wood, plate_coloured, white_in_hollow,
-                                wood_in_hollow)
+from .recognize_fellows import (dark_in_shade, odd_black, odd_red, odd_wood, off_tint, plate_coloured,
+                                white_in_hollow, wood_in_hollow)
 from .recognize_hands import HandSigns
 from .recognize_levels import measured_levels
 from .recognize_pyramid import Geometry, Layout
@@ -301,7 +302,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     if "B" in letters:
         readings = odd_black(readings, th)
     if WOODEN in letters:
-        readings = wood_in_hollow(layout, odd_wood(plate_coloured(layout, readings, th), th, readings.keys() - base),
+        readings = off_tint(layout, plate_coloured(layout, readings, th), th)
+        readings = wood_in_hollow(layout, odd_wood(readings, th, readings.keys() - base),
                                   hollows, th)
     if WHITE in letters and shaded:
         readings = white_in_hollow(readings, hollows, {i: plate_tint_at(ring, v) for i, v in shaded.items()}, th)

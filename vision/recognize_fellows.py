@@ -140,6 +140,36 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
     return out
 
 
+def off_tint(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> dict[int, Reading]:
+    """A light wooden base ball in view (``th.off_tint_seen``) whose tint lies ``th.off_tint``
+    or more from the median of this frame's other light wooden base balls' (two or more,
+    seen ``th.wood_fellows``, read at P(ball) ``th.ball``), and ``th.off_tint_spread`` times
+    as far as they lie from it themselves (their median distance), is unknown. One wood in
+    one light shows one tint, and shade darkens it far more than it tints it; an empty
+    hollow among light balls shows the plate's wood, shaded and lit by the balls round it,
+    and the model may take that shading for a ball's (path traced 8960030 1b4, under glare:
+    read light wood at P(ball) 0.95-1.00 in all five looks, 0.16-0.20 from its fellows'
+    tint, which lay 0.01-0.03 from it; 8900028 1b4, 0.33-0.36 and 0.02-0.04). A ball mostly
+    hidden shows only its foot, deep between balls that tint it, and is not judged so."""
+    light = {i: np.array(r.colour[2:4]) for i, r in readings.items()
+             if r.code == WOODEN and r.colour and layout.levels[i] == 1}
+    judges = {i: t for i, t in light.items() if readings[i].seen >= th.wood_fellows and _judges(readings[i], th)}
+    out = dict(readings)
+    for i, tint in light.items():
+        r = readings[i]
+        fellows = [t for j, t in judges.items() if j != i]
+        if r.seen < th.off_tint_seen or len(fellows) < 2:
+            continue
+        usual = median_tint(fellows)
+        apart = float(np.hypot(*(tint - usual)))
+        spread = statistics.median(float(np.hypot(*(t - usual))) for t in fellows)
+        if apart >= th.off_tint and apart >= th.off_tint_spread * spread:
+            out[i] = Reading("?", f"light wood?, but its tint lies {apart:.2f} from this frame's other light wooden "
+                             f"balls', which lie {spread:.2f} from it: may be the hollow, lit and shaded by the balls "
+                             "round it", r.p, r.shares, seen=r.seen)
+    return out
+
+
 def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[int, np.ndarray],
                    th: Thresholds) -> dict[int, Reading]:
     """A base hollow read empty whose tint (``hollows``: median log red/green and

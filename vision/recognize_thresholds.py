@@ -166,6 +166,17 @@ class Thresholds:
     #: pose: the first 800 plain, through webcams and with far colours, 400 under soft light,
     #: and the mid-move row) no reading right changes with fellows seen any share at all
     wood_fellows: float = 0.4
+    #: a light wooden base ball seen ``off_tint_seen`` or more whose tint lies ``off_tint``
+    #: or more from its fellows' median (two or more, seen ``wood_fellows``), and
+    #: ``off_tint_spread`` times as far as they lie from it, is unknown (:func:`off_tint`):
+    #: empty hollows among light balls, path traced, were read light wood at P(ball)
+    #: 0.94-1.00, 0.16-0.36 from their fellows, which lay within 0.04 of their median. Chosen
+    #: on the path traced sets (2,296 Pylos reads in five looks): 22 -> 15 wrong (the 7
+    #: readings of two such hollows), 6 light balls read right left ``?``, 64.656 -> 64.641 %
+    #: of characters right (docs/vision.md, Recognition)
+    off_tint: float = 0.15
+    off_tint_spread: float = 4.0
+    off_tint_seen: float = 0.5
     #: a base hollow read empty whose tint lies ``hollow_wood`` or more nearer the median of
     #: this frame's light wooden base balls (seen ``wooden_seen`` or more) than the plate's
     #: is unknown (:func:`wood_in_hollow`): under a soft light a light wooden ball was read
