@@ -113,13 +113,11 @@ def plate_coloured(layout: Layout, readings: dict[int, Reading], th: Thresholds)
     the light wooden balls read right on the 12,000 frames studied fell in this rule.) One off
     the plate's colour is unknown only where it lies ``th.wood_nearer_off`` nearer it than
     its fellows: a hollow in a room's shadow takes the plate's tint shifted by that light."""
-    wooden = {i: np.array(r.colour[2:4]) for i, r in readings.items()
-              if r.code in WOODEN and r.colour and layout.levels[i] == 1}
+    wooden, judges = _light_base(layout, readings, th)
     out = dict(readings)
     for i, chroma in wooden.items():
         plate = float(np.hypot(*chroma))
-        fellows = [c for j, c in wooden.items()
-                   if j != i and readings[j].seen >= th.wood_fellows and _judges(readings[j], th)]
+        fellows = [c for j, c in judges.items() if j != i]
         if not fellows:
             continue
         usual = median_tint(fellows)
@@ -151,9 +149,7 @@ def off_tint(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> di
     read light wood at P(ball) 0.95-1.00 in all five looks, 0.16-0.20 from its fellows'
     tint, which lay 0.01-0.03 from it; 8900028 1b4, 0.33-0.36 and 0.02-0.04). A ball mostly
     hidden shows only its foot, deep between balls that tint it, and is not judged so."""
-    light = {i: np.array(r.colour[2:4]) for i, r in readings.items()
-             if r.code == WOODEN and r.colour and layout.levels[i] == 1}
-    judges = {i: t for i, t in light.items() if readings[i].seen >= th.wood_fellows and _judges(readings[i], th)}
+    light, judges = _light_base(layout, readings, th)
     out = dict(readings)
     for i, tint in light.items():
         r = readings[i]
@@ -168,6 +164,17 @@ def off_tint(layout: Layout, readings: dict[int, Reading], th: Thresholds) -> di
                              f"balls', which lie {spread:.2f} from it: may be the hollow, lit and shaded by the balls "
                              "round it", r.p, r.shares, seen=r.seen)
     return out
+
+
+def _light_base(layout: Layout, readings: dict[int, Reading], th: Thresholds
+                ) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
+    """The tints of the frame's light wooden base balls read with a colour, by position,
+    and those of them that judge the others (seen ``th.wood_fellows``, read at P(ball)
+    ``th.ball``): :func:`plate_coloured`'s and :func:`off_tint`'s fellows."""
+    tints = {i: np.array(r.colour[2:4]) for i, r in readings.items()
+             if r.code == WOODEN and r.colour and layout.levels[i] == 1}
+    judges = {i: t for i, t in tints.items() if readings[i].seen >= th.wood_fellows and _judges(readings[i], th)}
+    return tints, judges
 
 
 def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[int, np.ndarray],
