@@ -90,6 +90,11 @@ def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_staine
     assert truth["cells"]["1a1"] == "L" and cells["1a1"] == "?", details["1a1"]
     assert "0.25 less red and 1.17 lighter than this frame's others" in details["1a1"], details["1a1"]
     assert score(cells, truth["cells"], Counter()) == []
-    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
+    # blinded, and judged once: read stained again
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_wood_again=99)
     again = Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells
     assert score(dict(again), truth["cells"], Counter()) == ["1a1"] and again["1a1"] == "D"
+    # blinded but judged again once the balls doubted judge no more, its tint tells
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
+    passes = Recognizer(board, truth["game"], thresholds=blind).read(image)
+    assert passes.observation.cells["1a1"] == "?" and "its tint 0.43 from the plate's" in passes.details["1a1"]

@@ -276,13 +276,32 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
     just outside its outline and lighter than its fellows (``stained_beside``): shade darkens
     stained wood below the wood round it and below the frame's other stained balls, while a
     light wooden ball in the pyramid's shade faces more of the sky than the shaded wood at
-    its foot."""
+    its foot.
+
+    A ball the rules doubt judges no other, and the balls left are judged again, each
+    against ``odd_wood_again`` or more fellows left: light wooden balls read stained pull
+    the stained balls' medians towards their own, so one doubted can unmask the next."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
     judges = {i: r for i, r in wooden.items() if _judges(r, th)}
+    lit = _lit_tint(readings, th, upper)
+    doubts = _odd_wood_pass(wooden, judges, lit, th)
+    while doubts:
+        out.update(doubts)
+        for i in doubts:
+            del wooden[i]
+            judges.pop(i, None)
+        again = {i: r for i, r in wooden.items() if len(_fellows(r, i, judges)) >= th.odd_wood_again}
+        doubts = _odd_wood_pass(again, judges, lit, th)
+    return out
+
+
+def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: np.ndarray | None,
+                   th: Thresholds) -> dict[int, Reading]:
+    """One pass of :func:`odd_wood`'s rules over ``wooden``: the readings it doubts."""
+    out: dict[int, Reading] = {}
     lights = [r.colour[4] for r in judges.values() if r.code == "L"]
     light_red = statistics.median(lights) if lights else None
-    lit = _lit_tint(readings, th, upper)
     for i, r in wooden.items():
         apart = _against_fellows(r, i, judges)
         if (r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder

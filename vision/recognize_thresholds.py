@@ -339,6 +339,13 @@ class Thresholds:
     #: fellows) took 14 and doubted 8, and 33 of 1,386 on this project's own frames: its
     #: renderer draws a ball's shade on its neighbours darker than path tracing does
     stained_beside: tuple[float, float, float] = (0.0, 0.1, 0.6)
+    #: the fellows a ball needs left to be judged again once the balls :func:`odd_wood`
+    #: doubted judge no more: light wooden balls read stained drag the stained balls' medians
+    #: towards their own (three of seven, in 8980015), and once they are out the next stands
+    #: out (docs/vision.md, Recognition, "Judged again, without the balls doubted"). With
+    #: fewer than three left a median is no measure: with two, a stained sliver doubted took
+    #: 8940016 1c3, stained, with it
+    odd_wood_again: int = 3
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
