@@ -50,8 +50,11 @@ def test_light_balls_above_the_base_read_at_light_ball_hold_the_tint():
     out = judge({1, 2})
     assert out.code == "?" and out.colour_only
     assert "its tint is 0.04 from this frame's light balls' and 0.29 from its other dark wooden balls'" in out.why
-    # on the base, read at ``light_ball`` they may be hollows: they judge nothing
-    assert judge(set()).code == "D"
+    # on the base, read at ``light_ball`` they may be hollows among balls: partly hidden,
+    # they judge nothing; all but wholly in view (``lit_seen``), they do
+    assert judge(set(), {k: replace(r, seen=0.85) for k, r in LIGHT.items()}).code == "D"
+    assert judge(set()).code == "?"
+    assert judge(set(), th=replace(Thresholds(), lit_seen=0.95)).code == "D"
     # too dark for light wood, or read another colour, they are not the light balls
     assert judge({1, 2}, {k: Reading(r.code, r.why, r.p, {}, (-1.3, *r.colour[1:]), r.seen)
                           for k, r in LIGHT.items()}).code == "D"
@@ -72,9 +75,11 @@ def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypa
     cells, details = dict(result.observation.cells), dict(result.details)
     assert truth["cells"]["1c4"] == "L" and cells["1c4"] == "?" and TINT in details["1c4"], details["1c4"]
     assert "1c4" not in score(cells, truth["cells"], Counter())
-    # with the balls above the base left out of the light balls, it is read stained again
+    # with the balls above the base left out of the light balls (and the base's read under
+    # P(ball) 0.99, ``lit_seen``), it is read stained again
     drop_upper(monkeypatch)
-    again = Recognizer(board, truth["game"]).read(image).observation.cells
+    again = Recognizer(board, truth["game"], thresholds=replace(Thresholds(), lit_seen=math.inf)).read(image)
+    again = again.observation.cells
     assert again["1c4"] == "D"
 
 

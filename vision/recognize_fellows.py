@@ -389,9 +389,11 @@ def _lit_tint(readings: dict[int, Reading], th: Thresholds, upper: Collection[in
     fall outside its band of red and be read unknown), and of the balls above the base
     (positions ``upper``) read light wood at ``th.light_ball``: no hollow lies there to be
     taken for one, and where the base's light balls all sit in the pyramid's shade they may
-    be the frame's only light wood in the open (fresh 8900001). None when there are none."""
+    be the frame's only light wood in the open (fresh 8900001). So do base balls read light
+    wood (at ``th.light_ball``, then) with ``th.lit_seen`` of them in view: a hollow read
+    light wood lies among balls that hide some of it. None when there are none."""
     lit = [r.colour[2:4] for i, r in readings.items() if r.colour and r.colour[0] > th.lit_wood
-           and (_judges(r, th) or (r.code == "L" and i in upper))]
+           and (_judges(r, th) or (r.code == "L" and (i in upper or r.seen >= th.lit_seen)))]
     return median_tint(lit) if lit else None
 
 
