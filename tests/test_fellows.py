@@ -191,6 +191,12 @@ def test_a_wooden_ball_that_looks_like_the_other_wood_beside_its_fellows_is_unkn
     assert read(wood("D", -1.5, 1.0), *dark) == "?"      # 0.25 less red, 1.1 lighter
     assert read(wood("D", -1.7, 1.0), *dark) == "D"      # 0.9 lighter only
     assert read(wood("D", -1.5, 1.1), *dark) == "D"      # 0.15 less red only
+    # ... and 0.05 less red where it is 1.5 lighter (odd_dark_far; path traced 9040008 1d1
+    # and 1c2 through a webcam, 0.11-0.15 less red and 2.0 lighter than their fellows)
+    shaded = [wood("D", -3.4, 1.25), wood("D", -3.1, 1.3), wood("D", -3.6, 1.2)]
+    assert read(wood("D", -1.8, 1.15), *shaded) == "?"   # 0.1 less red, 1.6 lighter
+    assert read(wood("D", -2.0, 1.15), *shaded) == "D"   # 1.4 lighter only
+    assert read(wood("D", -1.8, 1.22), *shaded) == "D"   # 0.03 less red only
     assert "may be light wood" in odd_wood({0: wood("D", -2.1, 0.36), 1: dark[0]}, Thresholds())[0].why
 
 

@@ -103,3 +103,21 @@ def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_staine
     blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
     passes = Recognizer(board, truth["game"], thresholds=blind).read(image)
     assert passes.observation.cells["1a1"] == "?" and "its tint 0.43 from the plate's" in passes.details["1a1"]
+
+
+def test_light_balls_read_stained_far_lighter_and_a_little_less_red():
+    """Path traced 9040008 (Pylos, under glare) through a webcam: 1d1 and 1c2, light wood,
+    were read stained at P(ball) 1.00, 2.0 lighter and only 0.11-0.15 less red than the
+    frame's other balls read stained; no light ball was read to hold their tint against."""
+    image, truth, board = traced(9_040_008, "webcam", glare=True)
+    result = Recognizer(board, truth["game"]).read(image)
+    cells = dict(result.observation.cells)
+    for name in ("1d1", "1c2"):
+        assert truth["cells"][name] == "L" and cells[name] == "?", result.details[name]
+        assert "lighter than this frame's others: may be light wood" in result.details[name]
+    assert score(cells, truth["cells"], Counter()) == []
+    for name in ("1a3", "1c3"):  # the stained balls keep their reading
+        assert truth["cells"][name] == cells[name] == "D"
+    without = replace(Thresholds(), odd_dark_far=(math.inf, math.inf))
+    again = Recognizer(board, truth["game"], thresholds=without).read(image).observation.cells
+    assert again["1d1"] == again["1c2"] == "D"

@@ -337,8 +337,8 @@ def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: 
         redder, darker = sign * apart[0], sign * apart[1]
         unsure = r.code == "L" and r.p[1] < th.ball  # read at light_ball: held to its fellows more closely
         need = th.odd_light_unsure if unsure else th.odd_light if r.code == "L" else th.odd_dark
-        if (redder >= need[0] and darker >= need[1]) or (
-                r.code == "D" and redder >= th.odd_dark_lit[0] and darker >= th.odd_dark_lit[1]):
+        if (redder >= need[0] and darker >= need[1]) or (r.code == "D" and any(
+                redder >= less and darker >= lighter for less, lighter in (th.odd_dark_lit, th.odd_dark_far))):
             if r.code != "L":
                 why = (f"dark wood?, but {redder:.2f} less red and {darker:.2f} lighter than this frame's others: "
                        "may be light wood")

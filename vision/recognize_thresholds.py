@@ -245,6 +245,12 @@ class Thresholds:
     #: 2026-12-06 (five looks) it doubts no other place; on this project's own frames
     #: (8,830,000 on, 150 in eight looks) one stained ball read right (8830041 1a4, far colours)
     odd_dark_lit: tuple[float, float] = (0.2, 1.0)
+    #: ... or less red by ``odd_dark_far[0]`` and lighter by ``odd_dark_far[1]``: a webcam
+    #: reddens light wood, and 1.5 lighter than the frame's other stained balls is further
+    #: than light moves stained wood. Found on path traced 9040008 (1d1 and 1c2 through a
+    #: webcam, 2.0 lighter and 0.11-0.15 less red); on the wood readings of 2,964 path traced
+    #: Pylos reads it doubts none of 9,788 stained balls read right (at 1.0 lighter, 9)
+    odd_dark_far: tuple[float, float] = (0.05, 1.5)
     #: ... or, for one read light wood at ``light_ball`` (under ``ball``), by this: an empty
     #: base hollow in the shade of stained balls, its plate tinted by their bounce light,
     #: was read light wood at P(ball) 0.978, 0.16 redder and 0.54 darker than its fellows
