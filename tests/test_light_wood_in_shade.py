@@ -5,7 +5,9 @@ those above the base read light wood at ``light_ball``: no hollow lies there to 
 for a ball, and where the base's light balls all sit in the pyramid's shade the balls
 above may be the frame's only light wood in the open. And a ball read stained 0.2 less red
 and 1.0 lighter than its fellows is unknown (``Thresholds.odd_dark_lit``): lit more,
-stained wood is lighter and keeps its red."""
+stained wood is lighter and keeps its red; and so is one only 0.05 less red and 1.5
+lighter (``Thresholds.odd_dark_far``): light never moves stained wood that far above its
+fellows, while a webcam reddens light wood."""
 
 from __future__ import annotations
 
