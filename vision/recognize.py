@@ -265,7 +265,7 @@ class Recognizer:
         markers, rough = pose_markers(found, quads, self.board, grey, intrinsics=self.intrinsics)
         self._held = estimate(markers, self.board, (grey.shape[1], grey.shape[0]), intrinsics=self.intrinsics,
                               rough=rough)
-        if len(markers) - len(rough) < MIN_MARKERS:  # fewer than three decoded: the tracker held nothing
+        if len(found.keys() & self.markers.ids) < MIN_MARKERS:  # fewer than three decoded: the tracker held nothing
             self.markers.hold_matched(grey, self._held, markers)
         return self._held
 
