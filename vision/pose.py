@@ -256,7 +256,7 @@ def _from_scale(points: np.ndarray, scale: int) -> np.ndarray:
 
 #: a frame whose long side is at most this is looked at in :data:`FAR_LOOKS` when its
 #: markers give no pose otherwise: a board far off in a 640x480 or 800x600 frame shows
-#: 12-20 px markers. A larger frame shows them larger, and would cost more to look at
+#: 11-20 px markers. A larger frame shows them larger, and would cost more to look at
 FAR_SIDE = 800
 #: ... unless a marker decoded in it is wider than this (px): the missing ones, about its
 #: size, are hidden (a hand over them), not too small to decode. Those decoded in frames
@@ -569,7 +569,7 @@ def pose_markers(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board
 
 def _completed(decoded: dict[int, np.ndarray], quads: list[np.ndarray], board: Board, grey: np.ndarray,
                intrinsics: Intrinsics | None) -> dict[int, np.ndarray]:
-    """``decoded``, completed from ``quads`` and, two so, by their pattern."""
+    """``decoded``, completed from ``quads`` and, if that leaves two, by their pattern."""
     markers = complete(decoded, quads, board, grey) if len(decoded) < len(board.markers) else decoded
     if len(markers) == MIN_MARKERS - 1:
         size = (grey.shape[1], grey.shape[0])
