@@ -1,4 +1,4 @@
-"""A board far off in a small frame (vision/pose.py, ``far_looks``).
+"""A board far off in a small frame (vision/pose_far.py).
 
 Its markers are 12-20 px across, cells of 2-3 px: too few decode for a pose, even at twice
 the size. Where the markers decoded, completed and found by their pattern are too few, a
@@ -14,10 +14,11 @@ import cv2
 import numpy as np
 import pytest
 
-import vision.pose as pose_module
+import vision.pose_far as pose_far
 from vision.geometry import load_board
 from vision.pbr_frames import frame_scene, in_look, render_frame
-from vision.pose import MIN_MARKERS, PoseError, as_grey, detect_with_quads, estimate_pose, far_looks
+from vision.pose import MIN_MARKERS, PoseError, as_grey, detect_with_quads, estimate_pose
+from vision.pose_far import far_looks
 from vision.recognize import Recognizer
 from vision.recognize_pyramid import Layout
 from vision.render import Camera, render
@@ -49,7 +50,7 @@ def test_a_board_far_off_is_read_from_its_markers_decoded_again(far, look, monke
     counts: Counter = Counter()
     assert score(result.observation.cells, truth["cells"], counts) == []
     assert counts["right"] >= 13
-    monkeypatch.setattr(pose_module, "FAR_SIDE", 0)  # without the far looks: no pose
+    monkeypatch.setattr(pose_far, "FAR_SIDE", 0)  # without the far looks: no pose
     again = Recognizer(PYRAMID, truth["game"]).read(image)
     assert not again.ok and "the pose needs at least 3" in again.error
 
@@ -76,11 +77,11 @@ def test_markers_hidden_near_the_camera_are_not_looked_for_again(monkeypatch):
         centre = corners.mean(axis=0)
         cv2.fillConvexPoly(image, np.round(centre + 1.4 * (corners - centre)).astype(np.int32), (150, 190, 215))
     calls = []
-    monkeypatch.setattr(pose_module, "far_looks", lambda *a: calls.append(a) or far_looks(*a))
+    monkeypatch.setattr(pose_far, "far_looks", lambda *a: calls.append(a) or far_looks(*a))
     with pytest.raises(PoseError, match="only marker 0"):
         estimate_pose(image, PYRAMID)
     assert not calls
-    monkeypatch.setattr(pose_module, "FAR_MARKER_PX", 100.0)
+    monkeypatch.setattr(pose_far, "FAR_MARKER_PX", 100.0)
     with pytest.raises(PoseError, match="only marker 0"):
         estimate_pose(image, PYRAMID)
     assert len(calls) == 1

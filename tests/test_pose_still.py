@@ -91,8 +91,7 @@ def test_frames_from_a_stand_reuse_the_pose_and_read_as_well(board):
     ten), which was searched for again in every frame. A pose resting on fewer markers
     than the frame shows is not held: the next frame is searched, and its pose held (the
     grid's fourth camera, whose 640x480 frames decode one marker: decoded again at three
-    times the size, the first gives three, the second all four; vision/pose.py,
-    ``far_looks``)."""
+    times the size, the first gives three, the second all four; vision/pose_far.py)."""
     w, d = board.plate[0] / 2, board.plate[1] / 2
     probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
     held = frames = matched = 0

@@ -254,44 +254,6 @@ def _from_scale(points: np.ndarray, scale: int) -> np.ndarray:
     return (points + 0.5) / scale - 0.5
 
 
-#: a frame whose long side is at most this is looked at in :data:`FAR_LOOKS` when its
-#: markers give no pose otherwise: a board far off in a 640x480 or 800x600 frame shows
-#: 11-20 px markers. A larger frame shows them larger, and would cost more to look at
-FAR_SIDE = 800
-#: ... unless a marker decoded in it is wider than this (px): the missing ones, about its
-#: size, are hidden (a hand over them), not too small to decode. Those decoded in frames
-#: the looks gave a pose were 11-20 px
-FAR_MARKER_PX = 28.0
-#: (scale, sharpened) looks at such a frame, in order: larger and sharpened (an unsharp
-#: mask), cells of 2-3 px decode that did not at the frame's size or at twice it
-FAR_LOOKS = ((2, True), (3, False), (3, True))
-#: a marker decoded in two looks this far apart (px, at the frame's scale) is dropped
-FAR_AGREE_PX = 2.0
-
-
-def far_looks(grey: np.ndarray, dictionary: str, found: Mapping[int, np.ndarray],
-              want: set[int]) -> dict[int, np.ndarray]:
-    """``found`` and the ``want`` markers decoded in :data:`FAR_LOOKS` at ``grey``, until
-    :data:`MIN_MARKERS` are. A marker decoded twice in different places is dropped, as
-    one decoded twice in a look is (:func:`_detect`); the pose's fit must hold after."""
-    out = {i: c for i, c in found.items() if i in want}
-    dropped: set[int] = set()
-    for scale, sharp in FAR_LOOKS:
-        big = cv2.resize(grey, None, fx=scale, fy=scale, interpolation=cv2.INTER_CUBIC)
-        if sharp:
-            big = cv2.addWeighted(big, 2.0, cv2.GaussianBlur(big, (0, 0), 0.8 * scale), -1.0, 0)
-        for i, c in _detect(big, dictionary)[0].items():
-            if i not in want:
-                continue
-            c = _from_scale(c, scale)
-            if i in out and float(np.abs(out[i] - c).max()) > FAR_AGREE_PX:
-                dropped.add(i)
-            out.setdefault(i, c)
-        if len(set(out) - dropped) >= MIN_MARKERS:
-            break
-    return {i: c for i, c in out.items() if i not in dropped}
-
-
 def identify(frame: np.ndarray, boards: Iterable[Board]) -> tuple[Board, dict[int, np.ndarray]] | None:
     """The board in view (the one with most of its marker ids detected) and its
     detections; None when no board's marker is seen."""
@@ -554,14 +516,15 @@ def pose_markers(found: Mapping[int, np.ndarray], quads: list[np.ndarray], board
     """The markers a pose of ``grey`` rests on (id -> corners): the board's decoded ones,
     those :func:`complete` takes from the quadrilaterals left and, when that leaves two,
     those found by their pattern; and which of them are rough (not decoded). When that
-    is too few for a pose, a small frame's markers are decoded again in
-    :func:`far_looks`, unless one decoded is large (the others are hidden, not small)."""
+    is too few for a pose, a small frame's markers are decoded again, larger
+    (vision/pose_far.py)."""
     ids = {m.id for m in board.markers}
     decoded = {i: c for i, c in found.items() if i in ids}
     markers = _completed(decoded, quads, board, grey, intrinsics)
-    if (len(markers) < MIN_MARKERS and max(grey.shape) <= FAR_SIDE
-            and all(mean_side(c) <= FAR_MARKER_PX for c in decoded.values())):
-        more = far_looks(grey, board.dictionary, decoded, ids)
+    if len(markers) < MIN_MARKERS:
+        from .pose_far import decoded_again  # it calls :func:`_detect` of this module
+
+        more = decoded_again(grey, board.dictionary, decoded, ids)
         if len(more) > len(decoded):
             decoded, markers = more, _completed(more, quads, board, grey, intrinsics)
     return markers, set(markers) - set(decoded)
