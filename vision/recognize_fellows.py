@@ -254,10 +254,11 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
     tint), and a "stained" one far less red than its fellows, and hardly darker, is light
     wood that a webcam's colour processing reddened (:func:`_against_fellows`), and so is one
     a little less red and far lighter (``odd_dark_lit``), or barely less red and lighter
-    still (``odd_dark_far``): lit more, stained wood keeps its red, and light never moves it
-    that far above its fellows. One read light wood at ``light_ball`` only (the model under ``ball``) need be half
-    as much darker (``odd_light_unsure``): an empty hollow in stained balls' shade, its wood
-    reddened by their bounce light, looks so too. Nor is a ball read stained that is no
+    still (``odd_dark_far``): lit more, stained wood keeps its red, and light never
+    moves it that far above its fellows. One read light wood at ``light_ball`` only (the
+    model under ``ball``) need be half as much darker (``odd_light_unsure``): an empty
+    hollow in stained balls' shade, its wood reddened by their bounce light, looks so
+    too. Nor is a ball read stained that is no
     redder (red share) than the median of the frame's balls read light wood by
     ``stained_redder`` and lighter than its fellows by ``stained_lighter``:
     shade darkens a light wooden ball into stained wood's band and keeps its tint, and in
