@@ -231,6 +231,36 @@ def test_a_ball_read_stained_no_redder_than_light_wood_and_lighter_than_its_fell
     assert read(wood("D", -2.91, 0.43), light=unsure).code == "D"
 
 
+def test_a_ball_read_stained_at_stained_ball_must_be_as_dark_as_its_fellows():
+    """A ball read stained below P(ball) ``ball`` (at ``stained_ball``) must lie within
+    ``stained_unsure_lighter`` of the frame's stained balls read at ``ball``: on the path
+    traced study sets, light wooden balls in shade that would read so lay a median 1.4
+    lighter than those (8700065 1d4 among them), stained ones a median 0.02, 95 % of them
+    within 0.46. With no such ball in the frame there is nothing to hold it to."""
+    def wood(code: str, level: float, p_ball: float = 1.0) -> Reading:
+        return Reading(code, "seen", p=(1.0 - p_ball, p_ball, 0.0), colour=(level, 0.0, 0.5, -0.9, 0.47, 0.0),
+                       seen=0.9)
+
+    dark = {4: wood("D", -4.3), 5: wood("D", -4.4), 6: wood("D", -5.1)}
+
+    def read(ball: Reading, fellows: dict = dark, th: Thresholds = Thresholds()) -> Reading:
+        out = odd_wood({0: ball, **fellows}, th)
+        assert all(out[k].code == r.code for k, r in fellows.items())
+        return out[0]
+
+    assert read(wood("D", -4.0, 0.95)).code == "D"   # 0.4 lighter
+    assert read(wood("D", -4.9, 0.95)).code == "D"   # darker: shade
+    out = read(wood("D", -3.7, 0.95))
+    assert out.code == "?" and "at P(ball) 0.950 only, and 0.70 lighter" in out.why and not out.colour_only
+    assert read(wood("D", -3.7, 1.0)).code == "D"    # the model sure: the other rules judge it
+    assert read(wood("D", -3.7, 0.95), th=replace(Thresholds(), stained_unsure_lighter=0.8)).code == "D"
+    alone = read(wood("D", -4.3, 0.95), fellows={})
+    assert alone.code == "?" and "no other ball read dark wood" in alone.why
+    # stained balls read at ``stained_ball`` are judged, but judge none
+    unsure = {k: replace(r, p=(0.05, 0.95, 0.0)) for k, r in dark.items()}
+    assert {r.code for r in odd_wood({0: wood("D", -4.3, 0.95), **unsure}, Thresholds()).values()} == {"?"}
+
+
 def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
     """Shade darkens a light wooden ball and keeps its tint. A ball read dark wood whose tint
     lies ``light_tint`` times farther from its fellows' than from the frame's light balls'

@@ -562,6 +562,27 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
     assert read(0.53, 0.990, colour=dark).code == "D"  # a stained ball is not the plate's wood
 
 
+def test_a_stained_ball_is_read_at_stained_ball():
+    """Glossy stained wood, path traced, left the model at P(ball) 0.9-0.99 on 2,515 balls
+    of the study sets whose colour read plainly stained. Read so from ``stained_ball``;
+    :func:`odd_wood` then holds them to the frame's surer stained balls."""
+    dark = np.array([-2.4, -1.8, 0.3, -0.2, 0.43, -2.0])  # level, q90, rg, bg, red, outside
+
+    def read(p_ball: float, level: int = 1, share: float = 0.9, th: Thresholds = Thresholds()) -> Reading:
+        x = np.zeros(len(NAMES))
+        x[0], x[1], x[3], x[10] = share, 0.6, 0.6, 0.2
+        return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, dark, x, 40, level, "LD", th)
+
+    assert read(0.95).code == "D" and read(0.91, level=2).code == "D"
+    assert read(0.85).code == "?"
+    assert read(0.95, level=2, share=0.4).code == "?"  # above the base, seen too little
+    assert read(0.95, th=replace(Thresholds(), stained_ball=0.99)).code == "?"
+    light = np.array([-1.0, -0.5, 0.1, -0.2, 0.40, -1.0])  # light wood's band: not stained
+    x = np.zeros(len(NAMES))
+    x[0], x[1], x[3], x[10] = 0.9, 0.6, 0.6, 0.2
+    assert decide(np.array([0.05, 0.95, 0.0]), {}, light, x, 40, 1, "LD", Thresholds()).code != "D"
+
+
 def test_a_light_wooden_ball_with_no_outline_in_deep_shade_must_be_shaded_as_a_sphere():
     """With no contrast across its outline, only the shading tells a light wooden ball from
     the plate, and in a neighbour's deep shadow the edges of cast shadows shade a place too:
@@ -646,7 +667,8 @@ def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():
     """The plate and its hollows are light wood, so a place the model leans to a ball
     (P(ball) ``dark_ball``, under ``ball``) whose colour reads black or red is that ball;
-    stained wood, which a hollow deep in shade looks like, still needs ``ball``; a place
+    so is stained wood (``stained_ball``), which a hollow deep in shade looks like, to be
+    held to the frame's surer stained balls after (``odd_wood``); a place
     above the base seen too little stays ``unsure``. A white or light wooden one is read
     at ``light_ball``, where it is shaded as a ball is."""
     black = np.array([-3.0, -2.5, 0.0, 0.0, 0.25, 0.0])  # level, q90, rg, bg, red, outside
@@ -669,7 +691,9 @@ def test_a_black_or_red_ball_is_read_at_a_lower_probability():
     assert "not shaded like a ball" in read(white, 0.95, up=0.0).why  # flat: may be the plate
     assert "not shaded like a ball" in read(wooden, 0.95, "LD", up=0.0).why
     assert read(white, 0.95, th=replace(Thresholds(), light_ball=0.99)).why == "unsure"
-    assert read(stained, 0.95, "LD").why == "unsure" and read(stained, 0.995, "LD").code == "D"
+    assert read(stained, 0.95, "LD").code == "D" and read(stained, 0.995, "LD").code == "D"
+    assert read(stained, 0.89, "LD").why == "unsure"
+    assert read(stained, 0.95, "LD", th=replace(Thresholds(), stained_ball=0.99)).why == "unsure"
     assert read(black, 0.95, share=0.45, level=2).why == "unsure"
     assert read(black, 0.95, share=0.45, level=1).code == "B"
     assert read(black, 0.95, th=replace(Thresholds(), dark_ball=0.99)).why == "unsure"
@@ -948,7 +972,7 @@ def test_an_empty_place_over_a_gap_and_a_lower_ball_with_the_outline_check_off(m
     (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
     (PYRAMID, 2600424, "far-colour", "1b2", "L", "its tint is 0.03 from this frame's light balls' and 0.58"),
     (PYRAMID, 8500108, "webcam", "1c3", "L", "no redder than this frame's balls read light wood (0.41), and 1.57"),
-    (PYRAMID, 2600410, "far-colour", "1b1", ".", "unsure (empty 0.06, ball 0.94"),
+    (PYRAMID, 2600410, "far-colour", "1b1", ".", "at P(ball) 0.940 only, and no other ball read dark wood"),
     # a hand in view high over the table, its shadow across the plate's far edge and the
     # pyramid: since 2026-12-03 the outline check (vision/recognize_outline.py) says a hand
     # is in view, and the model told of it doubts 2a3 first
@@ -1044,7 +1068,9 @@ def test_fresh_frames_once_misread_in_a_look(board, seed, look, name, truth, why
       (2026-12-01), the frame's light wooden balls at 0.43 (``stained_redder``; since
       2026-12-02's second session ``light_tint``: its tint is theirs); and 2600410,
       an empty hollow deep in shade (level -3.43, red 0.36) read stained at P(ball) 0.94
-      while stained wood was read at ``dark_ball`` as black and red are, which it no longer is;
+      while stained wood was read at ``dark_ball`` as black and red are; since 2026-12-06 a
+      ball read stained at P(ball) under 0.99 (``stained_ball``) must be as dark as the
+      frame's stained balls the model is sure of, and this frame has none;
     - 7900137 (Sparks, 640x480, with far colours): an empty level-2 place read black at
       P(ball) 0.98; of its 33 samples 20 would show the gap or the black ball below it, read
       unknown, and 13 the red ball below it, which they show as red (``alike_below`` counts

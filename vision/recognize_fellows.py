@@ -280,6 +280,11 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
     light wooden ball in the pyramid's shade faces more of the sky than the shaded wood at
     its foot.
 
+    A ball read stained under P(ball) ``ball`` (at ``stained_ball``) is ``?`` unless the
+    frame has balls read stained at ``ball`` and it lies no more than
+    ``stained_unsure_lighter`` lighter than their median: the model less sure, its level
+    must agree with theirs too.
+
     A ball the rules doubt judges no other, and the balls left are judged again, each
     against ``odd_wood_again`` or more fellows left: light wooden balls read stained pull
     the stained balls' medians towards their own, so one doubted can unmask the next."""
@@ -306,6 +311,11 @@ def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: 
     light_red = statistics.median(lights) if lights else None
     for i, r in wooden.items():
         apart = _against_fellows(r, i, judges)
+        if r.code == "D" and r.p[1] < th.ball and (apart is None or -apart[1] > th.stained_unsure_lighter):
+            out[i] = _colour_doubt(r, f"dark wood?, at P(ball) {r.p[1]:.3f} only, and " + (
+                "no other ball read dark wood to hold it to" if apart is None else
+                f"{-apart[1]:.2f} lighter than its other dark wooden balls") + ": may be light wood in shade", th)
+            continue
         if (r.code == "D" and light_red is not None and r.colour[4] < light_red + th.stained_redder
                 and apart is not None and -apart[1] >= th.stained_lighter):
             out[i] = _colour_doubt(r, f"dark wood?, but red {r.colour[4]:.2f}, no redder than this frame's balls "

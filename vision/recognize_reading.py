@@ -14,6 +14,8 @@ LIGHT = "LW"
 WOODEN = "L"
 #: Pylos' two woods, light and stained, told apart by level and tint against the plate
 WOOD_LETTERS = "LD"
+#: stained wood, Pylos' dark ball
+STAINED = "D"
 #: the white ball (Sparks): the plate's lightness, told in shade by its tint leaning away from the plate's
 WHITE = "W"
 #: the red ball: the one colour told by chromaticity alone, so one a dark sliver can take on

@@ -20,6 +20,19 @@ class Thresholds:
     #: stained wood: an empty hollow deep in shade, of the plate's tint, was read stained at
     #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition)
     dark_ball: float = 0.9
+    #: ... for a ball whose colour reads stained wood, which must then lie no more than
+    #: ``stained_unsure_lighter`` (log level) lighter than the median of the frame's balls
+    #: read stained at ``ball``, and there must be one (``odd_wood``): an empty hollow deep
+    #: in shade has the plate's tint at a stained ball's darkness (2600410 1b1, far colours,
+    #: P(ball) 0.94, no stained ball read in the frame), and a light wooden ball in shade
+    #: can read stained. On the path traced study sets (3,509 Pylos reads in five looks)
+    #: 2,593 stained balls of a plainly stained colour were `unsure` at P(ball) 0.9-0.99.
+    #: The 2,444 with such fellows lay a median 0.02 lighter than them, 95 % within 0.46;
+    #: the 82 light wooden balls that would have read stained so, a median 1.4 lighter, 78
+    #: of them over 0.5. Read at 0.9 with the check, 1,324 more characters were right there
+    #: and none more wrong (docs/vision.md, Recognition, "Stained wood at P(ball) 0.9")
+    stained_ball: float = 0.9
+    stained_unsure_lighter: float = 0.5
     #: ... for a ball whose colour reads white or light wood (``LIGHT``), which must also be
     #: shaded as a ball is (``light_up``, ``light_centre``): that shading, not the model,
     #: tells such a ball from the light wooden plate. Path traced, 58 light wooden and 25
