@@ -972,7 +972,8 @@ def test_an_empty_place_over_a_gap_and_a_lower_ball_with_the_outline_check_off(m
     (PYRAMID, 6300175, "webcam", "2a3", "L", "1a4 seen through it fills 5 of its samples, but 32 would meet 1a3"),
     (PYRAMID, 2600424, "far-colour", "1b2", "L", "its tint is 0.03 from this frame's light balls' and 0.58"),
     (PYRAMID, 8500108, "webcam", "1c3", "L", "no redder than this frame's balls read light wood (0.41), and 1.57"),
-    (PYRAMID, 2600410, "far-colour", "1b1", ".", "at P(ball) 0.940 only, and no other ball read dark wood"),
+    (PYRAMID, 2600410, "far-colour", "1b1", ".", "at P(ball) 0.940 only, and no other ball read dark "
+     "wood"),
     # a hand in view high over the table, its shadow across the plate's far edge and the
     # pyramid: since 2026-12-03 the outline check (vision/recognize_outline.py) says a hand
     # is in view, and the model told of it doubts 2a3 first
