@@ -261,6 +261,29 @@ def test_a_ball_read_stained_at_stained_ball_must_be_as_dark_as_its_fellows():
     assert {r.code for r in odd_wood({0: wood("D", -4.3, 0.95), **unsure}, Thresholds()).values()} == {"?"}
 
 
+def test_a_ball_read_stained_far_lighter_than_its_fellows_and_off_their_tint_is_unknown():
+    """Lit more, stained wood is lighter and keeps its fellows' tint; light wood under a
+    webcam's or a colour cast's processing keeps a tint of its own. A ball read stained
+    ``odd_dark_tint[0]`` lighter than its fellows with its tint ``odd_dark_tint[1]`` from
+    theirs is unknown (fresh path traced 9080030 1a4 and 1b4 through a webcam, light balls
+    1.7 and 1.3 lighter and 0.46 and 0.52 from their tint, bluer, as red as they are)."""
+    def wood(level: float, tint: tuple[float, float]) -> Reading:
+        return Reading("D", "seen", colour=(level, 0.0, *tint, 0.47, 0.0), seen=0.9)
+
+    dark = {4: wood(-4.3, (0.8, -0.6)), 5: wood(-4.4, (0.8, -0.6)), 6: wood(-5.1, (0.8, -0.6))}
+
+    def read(ball: Reading, th: Thresholds = Thresholds()) -> Reading:
+        out = odd_wood({0: ball, **dark}, th)
+        assert all(out[k].code == "D" for k in dark)
+        return out[0]
+
+    out = read(wood(-3.0, (0.8, -0.1)))  # bluer
+    assert out.code == "?" and "1.40 lighter than its other dark wooden balls, and its tint 0.50 from" in out.why
+    assert read(wood(-3.0, (0.8, -0.5))).code == "D"   # their tint: stained wood lit more
+    assert read(wood(-3.5, (0.8, -0.1))).code == "D"   # 0.9 lighter only
+    assert read(wood(-3.0, (0.8, -0.1)), replace(Thresholds(), odd_dark_tint=(1.5, 0.2))).code == "D"
+
+
 def test_a_ball_read_stained_of_the_light_balls_tint_is_unknown():
     """Shade darkens a light wooden ball and keeps its tint. A ball read dark wood whose tint
     lies ``light_tint`` times farther from its fellows' than from the frame's light balls'

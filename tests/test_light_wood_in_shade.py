@@ -7,7 +7,9 @@ above may be the frame's only light wood in the open. And a ball read stained 0.
 and 1.0 lighter than its fellows is unknown (``Thresholds.odd_dark_lit``): lit more,
 stained wood is lighter and keeps its red; and so is one only 0.05 less red and 1.5
 lighter (``Thresholds.odd_dark_far``): light never moves stained wood that far above its
-fellows, while a webcam reddens light wood."""
+fellows, while a webcam reddens light wood; and so is one 1.1 lighter whose tint lies 0.2
+from theirs (``Thresholds.odd_dark_tint``). A ball read stained below P(ball) 0.99
+(``stained_ball``) must lie near its fellows' level (``stained_unsure_lighter``)."""
 
 from __future__ import annotations
 
@@ -97,12 +99,17 @@ def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_staine
     assert truth["cells"]["1a1"] == "L" and cells["1a1"] == "?", details["1a1"]
     assert "0.25 less red and 1.17 lighter than this frame's others" in details["1a1"], details["1a1"]
     assert score(cells, truth["cells"], Counter()) == []
+    # without odd_dark_lit, the tint rule (``odd_dark_tint``, found since) takes it too
+    tint = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_wood_again=99)
+    also = Recognizer(board, truth["game"], thresholds=tint).read(image)
+    why = also.details["1a1"]
+    assert also.observation.cells["1a1"] == "?" and "other dark wooden balls, and its tint 0.29" in why, why
     # blinded, and judged once: read stained again
-    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_wood_again=99)
+    blind = replace(tint, odd_dark_tint=(math.inf, math.inf))
     again = Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells
     assert score(dict(again), truth["cells"], Counter()) == ["1a1"] and again["1a1"] == "D"
     # blinded but judged again once the balls doubted judge no more, its tint tells
-    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_dark_tint=(math.inf, math.inf))
     passes = Recognizer(board, truth["game"], thresholds=blind).read(image)
     assert passes.observation.cells["1a1"] == "?" and "its tint 0.43 from the plate's" in passes.details["1a1"]
 
@@ -123,3 +130,37 @@ def test_light_balls_read_stained_far_lighter_and_a_little_less_red():
     without = replace(Thresholds(), odd_dark_far=(math.inf, math.inf))
     again = Recognizer(board, truth["game"], thresholds=without).read(image).observation.cells
     assert again["1d1"] == again["1c2"] == "D"
+
+
+def test_light_balls_read_stained_off_the_stained_balls_tint():
+    """Fresh path traced 9080030 (Pylos, under glare) through a webcam: 1a4 and 1b4, light
+    wooden base balls half hidden at the back, were read stained at P(ball) 1.00, 1.7 and
+    1.3 lighter than the frame's three other balls read stained and as red, but bluer: their
+    tint 0.46 and 0.52 from theirs (``odd_dark_tint``). No light ball was read to hold their
+    tint against."""
+    image, truth, board = traced(9_080_030, "webcam", glare=True)
+    result = Recognizer(board, truth["game"]).read(image)
+    cells = dict(result.observation.cells)
+    for name in ("1a4", "1b4"):
+        assert truth["cells"][name] == "L" and cells[name] == "?", result.details[name]
+        assert "lighter than its other dark wooden balls, and its tint 0." in result.details[name]
+    assert score(cells, truth["cells"], Counter()) == []
+    assert truth["cells"]["1c4"] == cells["1c4"] == "D"  # the stained balls keep their reading
+    without = replace(Thresholds(), odd_dark_tint=(math.inf, math.inf))
+    again = Recognizer(board, truth["game"], thresholds=without).read(image).observation.cells
+    assert again["1a4"] == again["1b4"] == "D"
+
+
+def test_a_light_ball_in_shade_the_model_is_less_sure_of_is_not_read_stained():
+    """Path traced 8700065 (Pylos) as rendered: 1d4, a light wooden base ball in the
+    pyramid's shade, is at P(ball) 0.988 with stained wood's colour (level -2.05, red 0.45).
+    Read at ``stained_ball``, it must lie within ``stained_unsure_lighter`` of the frame's
+    stained balls read at 0.99, and it lies 0.73 lighter."""
+    image, truth, board = traced(8_700_065, "plain")
+    result = Recognizer(board, truth["game"]).read(image)
+    cells = dict(result.observation.cells)
+    assert truth["cells"]["1d4"] == "L" and cells["1d4"] == "?"
+    assert "at P(ball) 0.988 only, and 0.73 lighter than its other dark wooden balls" in result.details["1d4"]
+    assert score(cells, truth["cells"], Counter()) == []
+    loose = replace(Thresholds(), stained_unsure_lighter=math.inf)
+    assert Recognizer(board, truth["game"], thresholds=loose).read(image).observation.cells["1d4"] == "D"

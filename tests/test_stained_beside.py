@@ -95,13 +95,14 @@ def test_light_wooden_balls_in_the_pyramids_shade_are_not_read_stained(look, mon
         assert cells[place] == "?" and (BESIDE in details[place] or TINT in details[place]), details[place]
     assert BESIDE in details["1c4"], details["1c4"]
     # with the light balls above the base left out, and the base's read under P(ball) 0.99
-    # (``lit_seen``), as the rule was chosen, it takes all three
+    # (``lit_seen``), and stained wood read at 0.99 only (``stained_ball``: 1d4, a light ball
+    # at P(ball) 0.97, read stained then), as the rule was chosen, it takes all three
     drop_upper(monkeypatch)
-    chosen = replace(Thresholds(), lit_seen=math.inf)
+    chosen = replace(Thresholds(), lit_seen=math.inf, stained_ball=0.99)
     result = Recognizer(board, truth["game"], thresholds=chosen).read(image)
     for place in ("1c4", "1d2", "1d3"):
         assert result.observation.cells[place] == "?" and BESIDE in result.details[place], result.details[place]
-    blind = replace(BLIND, lit_seen=math.inf)
+    blind = replace(BLIND, lit_seen=math.inf, stained_ball=0.99)
     without = dict(Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells)
     wrong = score(without, truth["cells"], Counter())
     assert sorted(wrong) == ["1c4", "1d2", "1d3"] and all(without[p] == "D" for p in wrong)

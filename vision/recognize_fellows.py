@@ -255,7 +255,9 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
     wood that a webcam's colour processing reddened (:func:`_against_fellows`), and so is one
     a little less red and far lighter (``odd_dark_lit``), or barely less red and lighter
     still (``odd_dark_far``): lit more, stained wood keeps its red, and light never
-    moves it that far above its fellows. One read light wood at ``light_ball`` only (the
+    moves it that far above its fellows; and so is one far lighter whose tint, blue as well
+    as red, lies off theirs (``odd_dark_tint``): lit more, stained wood keeps its fellows'
+    tint. One read light wood at ``light_ball`` only (the
     model under ``ball``) need be half as much darker (``odd_light_unsure``): an empty
     hollow in stained balls' shade, its wood reddened by their bounce light, looks so
     too. Nor is a ball read stained that is no
@@ -362,6 +364,13 @@ def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: 
                        "may be stained wood")
             out[i] = _colour_doubt(r, why, th)
             continue
+        if r.code == "D" and -apart[1] >= th.odd_dark_tint[0]:
+            usual = median_tint([c[2:4] for c in _fellows(r, i, judges)])
+            tint = float(np.hypot(r.colour[2] - usual[0], r.colour[3] - usual[1]))
+            if tint >= th.odd_dark_tint[1]:
+                out[i] = _colour_doubt(r, f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden "
+                                       f"balls, and its tint {tint:.2f} from theirs: may be light wood", th)
+                continue
         beside = r.colour[0] - r.colour[5] if r.code == "D" and len(r.colour) > 5 else math.nan
         if (beside > th.stained_beside[0] and -apart[1] > th.stained_beside[1]  # a NaN beside is never more
                 and r.seen >= th.stained_beside[2]):

@@ -264,6 +264,15 @@ class Thresholds:
     #: webcam, 2.0 lighter and 0.11-0.15 less red); on the wood readings of 2,964 path traced
     #: Pylos reads it doubts none of 9,788 stained balls read right (at 1.0 lighter, 9)
     odd_dark_far: tuple[float, float] = (0.05, 1.5)
+    #: ... or lighter by ``odd_dark_tint[0]`` with its tint (log red/green and blue/green)
+    #: ``odd_dark_tint[1]`` from the median of theirs: light wood under a webcam's or a
+    #: cast's colour keeps a tint of its own, bluer or redder, where stained wood lit more
+    #: keeps its fellows'. Of the 11,484 stained balls read right on the path traced study
+    #: sets (3,509 Pylos reads), the 20 lying 1.0 or more lighter than their fellows lay
+    #: within 0.24 of their tint; at 1.1 lighter the rule doubted two of them (1.10 and 1.15
+    #: lighter). Found on fresh 9080030 1a4 and 1b4 (1.7 and 1.3 lighter, 0.46 and 0.52 off);
+    #: it takes 8960007 1c3 too (1.9, 0.23)
+    odd_dark_tint: tuple[float, float] = (1.2, 0.2)
     #: ... or, for one read light wood at ``light_ball`` (under ``ball``), by this: an empty
     #: base hollow in the shade of stained balls, its plate tinted by their bounce light,
     #: was read light wood at P(ball) 0.978, 0.16 redder and 0.54 darker than its fellows
