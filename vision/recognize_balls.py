@@ -114,9 +114,9 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
     model less sure than this project's renderer does. So is one whose colour reads stained
     (``stained_ball``), which :func:`odd_wood` then holds to the frame's surer stained
-    balls: a hollow deep in shade can take stained wood's colour. A white or light wooden one is read
-    at ``light_ball``, its shading asked as above, where its tint is not the plate's (an
-    empty hollow ringed by balls is shaded as a ball is)."""
+    balls: a hollow deep in shade can take stained wood's colour. A white or light wooden
+    one is read at ``light_ball``, its shading asked as above, where its tint is not the
+    plate's (an empty hollow ringed by balls is shaded as a ball is)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))

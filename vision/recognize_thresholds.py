@@ -18,7 +18,8 @@ class Thresholds:
     #: not fitted on) were `unsure` by the dozen: on 38 frames 41 black and 28 red ones, 21
     #: and 20 of them at P(ball) 0.9-0.99, and one empty place each, at 0.07 and 0.15. Not
     #: stained wood: an empty hollow deep in shade, of the plate's tint, was read stained at
-    #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition)
+    #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition). Stained wood has a
+    #: limit of its own, held to its fellows (``stained_ball``)
     dark_ball: float = 0.9
     #: ... for a ball whose colour reads stained wood, which must then lie no more than
     #: ``stained_unsure_lighter`` (log level) lighter than the median of the frame's balls
