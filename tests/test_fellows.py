@@ -341,8 +341,8 @@ def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint
 
     olive = {1: ball(-4.99, -0.121, -1.054)}
 
-    def read(r: Reading) -> Reading:
-        out = odd_wood({0: r, **olive}, Thresholds())
+    def read(r: Reading, th: Thresholds = Thresholds()) -> Reading:
+        out = odd_wood({0: r, **olive}, th)
         assert out[1].code == "D"
         return out[0]
 
@@ -351,7 +351,10 @@ def test_a_ball_read_stained_far_lighter_than_its_fellows_and_of_the_plates_tint
     near = read(ball(-3.7, 0.016, -0.398))  # 1.29 lighter: not plate_lighter's 1.5, but plate_near's 0.6
     assert near.code == "?" and "1.29 lighter than its other dark wooden balls" in near.why
     assert read(ball(-4.5, 0.016, -0.398)).code == "D"    # 0.49 lighter only
-    assert read(ball(-2.88, -0.05, -0.7)).code == "D"     # 0.70 from the plate's tint, 0.36 from theirs
+    # 0.70 from the plate's tint, 0.36 from theirs: not this rule's, but odd_dark_tint's (2.11 lighter)
+    off = read(ball(-2.88, -0.05, -0.7))
+    assert off.code == "?" and "2.11 lighter than its other dark wooden balls, and its tint 0.36 from theirs" in off.why
+    assert read(ball(-2.88, -0.05, -0.7), replace(Thresholds(), odd_dark_tint=(math.inf, math.inf))).code == "D"
 
 
 def test_a_ball_read_stained_nearer_the_light_balls_level_than_its_fellows_is_unknown():

@@ -563,9 +563,9 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
 
 
 def test_a_stained_ball_is_read_at_stained_ball():
-    """Glossy stained wood, path traced, left the model at P(ball) 0.9-0.99 on 2,515 balls
-    of the study sets whose colour read plainly stained. Read so from ``stained_ball``;
-    :func:`odd_wood` then holds them to the frame's surer stained balls."""
+    """Glossy stained wood, path traced, left the model at P(ball) 0.9-0.99 on 2,593 balls
+    of the study sets whose colour read plainly stained. On the base they are read so from
+    ``stained_ball``; :func:`odd_wood` then holds them to the frame's surer stained balls."""
     dark = np.array([-2.4, -1.8, 0.3, -0.2, 0.43, -2.0])  # level, q90, rg, bg, red, outside
 
     def read(p_ball: float, level: int = 1, share: float = 0.9, th: Thresholds = Thresholds()) -> Reading:
@@ -573,9 +573,10 @@ def test_a_stained_ball_is_read_at_stained_ball():
         x[0], x[1], x[3], x[10] = share, 0.6, 0.6, 0.2
         return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, dark, x, 40, level, "LD", th)
 
-    assert read(0.95).code == "D" and read(0.91, level=2).code == "D"
+    assert read(0.95).code == "D" and read(0.91).code == "D"
     assert read(0.85).code == "?"
-    assert read(0.95, level=2, share=0.4).code == "?"  # above the base, seen too little
+    # above the base the place may be the stained balls below seen through it
+    assert read(0.95, level=2).why == "unsure" and read(0.995, level=2).code == "D"
     assert read(0.95, th=replace(Thresholds(), stained_ball=0.99)).code == "?"
     light = np.array([-1.0, -0.5, 0.1, -0.2, 0.40, -1.0])  # light wood's band: not stained
     x = np.zeros(len(NAMES))

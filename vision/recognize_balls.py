@@ -112,9 +112,11 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     ``tinted_level``: a tint does not tell the hollow from stained wood. A ball whose colour reads
     black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
-    model less sure than this project's renderer does. So is one whose colour reads stained
-    (``stained_ball``), which :func:`odd_wood` then holds to the frame's surer stained
-    balls: a hollow deep in shade can take stained wood's colour. A white or light wooden
+    model less sure than this project's renderer does. So is a base ball whose colour reads
+    stained (``stained_ball``), which :func:`odd_wood` then holds to the frame's surer
+    stained balls: a hollow deep in shade can take stained wood's colour. (Above the base a
+    place the model is less sure of may be the balls below seen through it, and stained
+    balls below look as one there would.) A white or light wooden
     one is read at ``light_ball``, its shading asked as above, where its tint is not the
     plate's (an empty hollow ringed by balls is shaded as a ball is)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
@@ -128,7 +130,7 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     if th.ball > probs[1] >= min(th.dark_ball, th.light_ball) and (level == 1 or share >= th.upper_share):
         code, why = (colour_rule or colour_of)(colour, letters)  # dark_ball's or light_ball's
     if (probs[1] >= th.ball or (code in DARK_LETTERS and probs[1] >= th.dark_ball)
-            or (code == STAINED and probs[1] >= th.stained_ball)
+            or (code == STAINED and probs[1] >= th.stained_ball and level == 1)
             or (code and code in LIGHT and probs[1] >= th.light_ball
                 and math.hypot(float(colour[2]), float(colour[3])) > th.wood_plate)):
         if level > 1 and share < th.upper_share:

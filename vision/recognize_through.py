@@ -30,7 +30,7 @@ from .recognize_colour import distance, quantile
 from .recognize_features import DARK, Colours, in_view, percentiles
 from .recognize_fellows import _judges
 from .recognize_pyramid import Geometry, Layout
-from .recognize_reading import LIGHT
+from .recognize_reading import LIGHT, STAINED
 
 if TYPE_CHECKING:
     from .recognize_reading import Reading
@@ -119,7 +119,8 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     at P(empty) 1.00 was confirmed by the three black balls under it, while the white ball
     1d3 under it too looked there 2.45 darker than its reading, as the black balls do.
     Unlike :func:`unlike_beside`, one ball is enough here: the place's own look already
-    speaks for the ball."""
+    speaks for the ball. A ball read stained at ``th.stained_ball`` only counts as unknown
+    here (:func:`_stained_unsure`)."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     fellows = _fellow_colours(readings, th)
@@ -131,7 +132,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         met = np.flatnonzero(nearest.sum(axis=0) >= th.through_count)
         col = sight.colours.at(i).at(seen)
         whole = _median_colour(col, np.ones(len(col.level), dtype=bool))  # the place as a whole, for three rules
-        shown = [int(j) for j in met if out[int(j)].code not in "?."]
+        shown = [int(j) for j in met if out[int(j)].code not in "?." and not _stained_unsure(out[int(j)], th)]
         if any(_light_unsure(out[j], th) for j in shown):  # the place itself may be such a ball
             shown = [j for j in shown if not (_light_unsure(out[j], th) and _as_read(out[j], whole, th))]
         why = "empty?, nothing it would show is seen there"
@@ -152,7 +153,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
                        f"{layout.names[hidden]} ({out[hidden].code}) looks there as this frame's {out[first].code} "
                        "balls do, not as itself beside it: such a ball here would hide it")
             elif first is not None:
-                unknown = [int(j) for j in met if out[int(j)].code == "?"]
+                unknown = [int(j) for j in met if out[int(j)].code == "?" or _stained_unsure(out[int(j)], th)]
                 lean = _leaning_on(layout, out, i)
                 if not unknown and lean is None:
                     continue
@@ -213,6 +214,15 @@ def _light_unsure(r: Reading, th: Thresholds) -> bool:
     return r.code in LIGHT and r.p[1] < th.ball and bool(r.colour)
 
 
+def _stained_unsure(r: Reading, th: Thresholds) -> bool:
+    """Whether ``r`` is a ball read stained at ``th.stained_ball`` only (under ``th.ball``):
+    to an empty place above it, it counts as unknown. A stained ball there would look as it
+    does through the place, and glossy stained wood leaves the model unsure of both (fresh
+    path traced 7600096 through a webcam: 1d3, read stained at P(ball) 0.95, let 1c3 confirm
+    2c2, a stained ball, empty)."""
+    return r.code == STAINED and r.p[1] < th.ball
+
+
 def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: list[int], unknown: list[int],
                         nearest: np.ndarray, whole: tuple[float, float, float], th: Thresholds) -> str | None:
     """Why the ``balls`` seen through a place do not confirm it empty, being seen on fewer
@@ -229,8 +239,10 @@ def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: lis
     if shows >= few or hid <= th.through_veiled * shows:
         return None
     fill = "fills" if len(balls) == 1 else "fill"
+    names = [layout.names[j] + (f" (stained at P(ball) {readings[j].p[1]:.2f} only)"
+                                if _stained_unsure(readings[j], th) else "") for j in unknown]
     return (f"empty?, {' and '.join(layout.names[j] for j in balls)} seen through it {fill} {shows} of its "
-            f"samples, but {hid} would meet {' and '.join(layout.names[j] for j in unknown)}, read unknown")
+            f"samples, but {hid} would meet {' and '.join(names)}, read unknown")
 
 
 def _leaning_on(layout: Layout, readings: dict[int, Reading], i: int) -> float | None:
