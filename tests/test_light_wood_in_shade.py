@@ -113,18 +113,8 @@ def test_light_balls_read_stained_far_lighter_and_a_little_less_red():
     """Path traced 9040008 (Pylos, under glare) through a webcam: 1d1 and 1c2, light wood,
     were read stained at P(ball) 1.00, 2.0 lighter and only 0.11-0.15 less red than the
     frame's other balls read stained; no light ball was read to hold their tint against."""
-    image, truth, board = traced(9_040_008, "webcam", glare=True)
-    result = Recognizer(board, truth["game"]).read(image)
-    cells = dict(result.observation.cells)
-    for name in ("1d1", "1c2"):
-        assert truth["cells"][name] == "L" and cells[name] == "?", result.details[name]
-        assert "lighter than this frame's others: may be light wood" in result.details[name]
-    assert score(cells, truth["cells"], Counter()) == []
-    for name in ("1a3", "1c3"):  # the stained balls keep their reading
-        assert truth["cells"][name] == cells[name] == "D"
-    without = replace(Thresholds(), odd_dark_far=(math.inf, math.inf))
-    again = Recognizer(board, truth["game"], thresholds=without).read(image).observation.cells
-    assert again["1d1"] == again["1c2"] == "D"
+    _read_doubted(9_040_008, ("1d1", "1c2"), "lighter than this frame's others: may be light wood", ("1a3", "1c3"),
+                  replace(Thresholds(), odd_dark_far=(math.inf, math.inf)))
 
 
 def test_light_balls_read_stained_off_the_stained_balls_tint():
@@ -133,17 +123,25 @@ def test_light_balls_read_stained_off_the_stained_balls_tint():
     1.3 lighter than the frame's three other balls read stained and as red, but bluer: their
     tint 0.46 and 0.52 from theirs (``odd_dark_tint``). No light ball was read to hold their
     tint against."""
-    image, truth, board = traced(9_080_030, "webcam", glare=True)
+    _read_doubted(9_080_030, ("1a4", "1b4"), "lighter than its other dark wooden balls, and its tint 0.", ("1c4",),
+                  replace(Thresholds(), odd_dark_tint=(math.inf, math.inf)))
+
+
+def _read_doubted(seed: int, light: tuple[str, ...], why: str, stained: tuple[str, ...], blind: Thresholds) -> None:
+    """Path traced ``seed`` (under glare) through a webcam: its ``light`` balls ``?`` for
+    ``why``, none wrong, the ``stained`` balls read stained, and the ``light`` ones read
+    stained again with the rule ``blind``."""
+    image, truth, board = traced(seed, "webcam", glare=True)
     result = Recognizer(board, truth["game"]).read(image)
     cells = dict(result.observation.cells)
-    for name in ("1a4", "1b4"):
+    for name in light:
         assert truth["cells"][name] == "L" and cells[name] == "?", result.details[name]
-        assert "lighter than its other dark wooden balls, and its tint 0." in result.details[name]
+        assert why in result.details[name], result.details[name]
     assert score(cells, truth["cells"], Counter()) == []
-    assert truth["cells"]["1c4"] == cells["1c4"] == "D"  # the stained balls keep their reading
-    without = replace(Thresholds(), odd_dark_tint=(math.inf, math.inf))
-    again = Recognizer(board, truth["game"], thresholds=without).read(image).observation.cells
-    assert again["1a4"] == again["1b4"] == "D"
+    for name in stained:  # the stained balls keep their reading
+        assert truth["cells"][name] == cells[name] == "D"
+    again = Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells
+    assert all(again[name] == "D" for name in light)
 
 
 def test_a_light_ball_in_shade_the_model_is_less_sure_of_is_not_read_stained():

@@ -21,7 +21,7 @@ class Thresholds:
     #: P(ball) 0.94 (2600410, far colours; docs/vision.md, Recognition). Stained wood has a
     #: limit of its own, held to its fellows (``stained_ball``)
     dark_ball: float = 0.9
-    #: ... for a ball whose colour reads stained wood, which must then lie no more than
+    #: ... for a base ball whose colour reads stained wood, which must then lie no more than
     #: ``stained_unsure_lighter`` (log level) lighter than the median of the frame's balls
     #: read stained at ``ball``, and there must be one (``odd_wood``): an empty hollow deep
     #: in shade has the plate's tint at a stained ball's darkness (2600410 1b1, far colours,
@@ -30,8 +30,11 @@ class Thresholds:
     #: 2,593 stained balls of a plainly stained colour were `unsure` at P(ball) 0.9-0.99.
     #: The 2,444 with such fellows lay a median 0.02 lighter than them, 95 % within 0.46;
     #: the 82 light wooden balls that would have read stained so, a median 1.4 lighter, 78
-    #: of them over 0.5. Read at 0.9 with the check, 1,324 more characters were right there
-    #: and none more wrong (docs/vision.md, Recognition, "Stained wood at P(ball) 0.9")
+    #: of them over 0.5. Only base balls: above the base a place the model is less sure of
+    #: may be the balls below seen through it (``alike_below``). A base ball read so counts
+    #: as unknown to the empty place above it (recognize_through.py, ``_stained_unsure``):
+    #: it confirmed fresh 7600096 2c2, a stained ball, empty through a webcam
+    #: (docs/vision.md, Recognition, "Stained wood at P(ball) 0.9")
     stained_ball: float = 0.9
     stained_unsure_lighter: float = 0.5
     #: ... for a ball whose colour reads white or light wood (``LIGHT``), which must also be
