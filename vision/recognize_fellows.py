@@ -364,13 +364,11 @@ def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: 
                        "may be stained wood")
             out[i] = _colour_doubt(r, why, th)
             continue
-        if r.code == "D" and -apart[1] >= th.odd_dark_tint[0]:
-            usual = median_tint([c[2:4] for c in _fellows(r, i, judges)])
-            tint = float(np.hypot(r.colour[2] - usual[0], r.colour[3] - usual[1]))
-            if tint >= th.odd_dark_tint[1]:
-                out[i] = _colour_doubt(r, f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden "
-                                       f"balls, and its tint {tint:.2f} from theirs: may be light wood", th)
-                continue
+        # ``bare[1]``: its tint's distance from its fellows' median tint
+        if bare is not None and -apart[1] >= th.odd_dark_tint[0] and bare[1] >= th.odd_dark_tint[1]:
+            out[i] = _colour_doubt(r, f"dark wood?, but {-apart[1]:.2f} lighter than its other dark wooden balls, "
+                                   f"and its tint {bare[1]:.2f} from theirs: may be light wood", th)
+            continue
         beside = r.colour[0] - r.colour[5] if r.code == "D" and len(r.colour) > 5 else math.nan
         if (beside > th.stained_beside[0] and -apart[1] > th.stained_beside[1]  # a NaN beside is never more
                 and r.seen >= th.stained_beside[2]):
