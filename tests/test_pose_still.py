@@ -91,7 +91,11 @@ def test_frames_from_a_stand_reuse_the_pose_and_read_as_well(board):
     ten), which was searched for again in every frame. A pose resting on fewer markers
     than the frame shows is not held: the next frame is searched, and its pose held (the
     grid's fourth camera, whose 640x480 frames decode one marker: decoded again at three
-    times the size, the first gives three, the second all four; vision/pose_far.py)."""
+    times the size, the first gives three, the second all four; vision/pose_far.py).
+    Each frame is read in full with the held pose (``hold=0``), so that the held and the
+    found reading of a frame differ in their pose alone: a still board's reading held
+    from its first frame (tests/test_frame_still.py) would count that frame's sensor
+    noise three times."""
     w, d = board.plate[0] / 2, board.plate[1] / 2
     probe = np.array([(x, y, z) for x in (-w, w) for y in (-d, d) for z in (0.0, 60.0)])
     held = frames = matched = 0
@@ -99,7 +103,7 @@ def test_frames_from_a_stand_reuse_the_pose_and_read_as_well(board):
     errors: dict[str, list[float]] = {"held": [], "found": []}
     searched = []
     for n, sc in enumerate(_stand_scenes(board, 10, 21)):
-        rec, fresh = Recognizer(board, sc.game), Recognizer(board, sc.game)
+        rec, fresh = Recognizer(board, sc.game, hold=0.0), Recognizer(board, sc.game)
         first = measured = rec.read(sc.retake(1))
         if not first.ok:
             continue

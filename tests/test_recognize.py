@@ -564,8 +564,10 @@ def test_a_light_wooden_base_ball_seen_little_needs_a_surer_model():
 
 def test_a_stained_ball_is_read_at_stained_ball():
     """Glossy stained wood, path traced, left the model at P(ball) 0.9-0.99 on 2,593 balls
-    of the study sets whose colour read plainly stained. On the base they are read so from
-    ``stained_ball``; :func:`odd_wood` then holds them to the frame's surer stained balls."""
+    of the study sets whose colour read plainly stained. They are read so from
+    ``stained_ball``, on every level; :func:`odd_wood` then holds them to the frame's surer
+    stained balls, and above the base :func:`alike_below` asks whether the place may be the
+    balls below seen through it."""
     dark = np.array([-2.4, -1.8, 0.3, -0.2, 0.43, -2.0])  # level, q90, rg, bg, red, outside
 
     def read(p_ball: float, level: int = 1, share: float = 0.9, th: Thresholds = Thresholds()) -> Reading:
@@ -575,8 +577,8 @@ def test_a_stained_ball_is_read_at_stained_ball():
 
     assert read(0.95).code == "D" and read(0.91).code == "D"
     assert read(0.85).code == "?"
-    # above the base the place may be the stained balls below seen through it
-    assert read(0.95, level=2).why == "unsure" and read(0.995, level=2).code == "D"
+    assert read(0.95, level=2).code == "D" and read(0.91, level=3).code == "D"
+    assert read(0.95, level=2, share=0.45).why == "unsure"  # too little of it seen above the base
     assert read(0.95, th=replace(Thresholds(), stained_ball=0.99)).code == "?"
     light = np.array([-1.0, -0.5, 0.1, -0.2, 0.40, -1.0])  # light wood's band: not stained
     x = np.zeros(len(NAMES))
@@ -663,6 +665,33 @@ def test_an_empty_hollow_in_shadow_under_a_likely_ball_is_unknown():
     assert read(-1.78, 0.4, 0.99) == "."    # not the plate's colour
     assert read(-1.78, 0.71, 0.8) == "."    # nothing leaning on it
     assert read(-1.78, 0.71, 0.99, glimpsed=True) == "."  # too little of it in view to say
+
+
+def test_a_light_wooden_base_ball_shaped_as_one_is_read_at_shaped_ball():
+    """Path traced, light wooden base balls were left ``unsure`` at P(ball) 0.7-0.9 by the
+    hundred. One seen nearly whole, shaded and brighter in the middle as a sphere is,
+    outlined, its foot's ring in view and its tint off the plate's is read from
+    ``shaped_ball``; an empty hollow ringed by balls, seen in part, its ring hidden by them
+    and of the plate's tint, is not."""
+    wooden = np.array([-0.45, 0.0, 0.15, 0.05, 0.40, 0.0])  # level, q90, rg, bg, red, outside
+
+    def read(p_ball: float = 0.8, level: int = 1, colour: np.ndarray = wooden, th: Thresholds = Thresholds(),
+             **change: float) -> Reading:
+        x = np.zeros(len(NAMES))
+        look = {"samples": 0.9, "up": 0.9, "fit": 0.88, "centre_edge": 0.45, "edge_contrast": 0.3,
+                "ring_share": 0.56, "ring_level": -0.5}
+        for name, v in {**look, **change}.items():
+            x[NAMES.index(name)] = v
+        return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, colour, x, 40, level, "LD", th)
+
+    assert read().code == "L" and read(0.72).code == "L"
+    assert read(0.68).why == "unsure" and read(level=2).why == "unsure"
+    for name, v in (("samples", 0.7), ("up", 0.5), ("centre_edge", 0.1), ("edge_contrast", 0.15),
+                    ("ring_share", 0.4)):
+        assert read(**{name: v}).why == "unsure", name
+    plate_tint = np.array([-0.45, 0.0, 0.05, 0.03, 0.40, 0.0])  # 0.06 from the plate's tint
+    assert read(colour=plate_tint).why == "unsure"
+    assert read(th=replace(Thresholds(), shaped_ball=0.99)).why == "unsure"
 
 
 def test_a_black_or_red_ball_is_read_at_a_lower_probability():

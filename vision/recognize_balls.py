@@ -112,11 +112,11 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     ``tinted_level``: a tint does not tell the hollow from stained wood. A ball whose colour reads
     black or red is read at a lower P(ball) (``dark_ball``): the plate and its hollows are
     light wood, and glossy balls, their rims shaded by the room they reflect, leave the
-    model less sure than this project's renderer does. So is a base ball whose colour reads
+    model less sure than this project's renderer does. So is a ball whose colour reads
     stained (``stained_ball``), which :func:`odd_wood` then holds to the frame's surer
     stained balls: a hollow deep in shade can take stained wood's colour. (Above the base a
-    place the model is less sure of may be the balls below seen through it, and stained
-    balls below look as one there would.) A white or light wooden
+    place the model is less sure of may be the balls below seen through it: the rules
+    after, :func:`alike_below`, ask that of every ball read there.) A white or light wooden
     one is read at ``light_ball``, its shading asked as above, where its tint is not the
     plate's (an empty hollow ringed by balls is shaded as a ball is)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
@@ -127,12 +127,14 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     if probs[2] > th.hand:
         return Reading("?", "hand?", probs, shares)
     code = why = ""
-    if th.ball > probs[1] >= min(th.dark_ball, th.light_ball) and (level == 1 or share >= th.upper_share):
-        code, why = (colour_rule or colour_of)(colour, letters)  # dark_ball's or light_ball's
+    if (th.ball > probs[1] >= min(th.dark_ball, th.light_ball, th.shaped_ball)
+            and (level == 1 or share >= th.upper_share)):
+        code, why = (colour_rule or colour_of)(colour, letters)  # dark_ball's, light_ball's or shaped_ball's
+    tint = math.hypot(float(colour[2]), float(colour[3]))
     if (probs[1] >= th.ball or (code in DARK_LETTERS and probs[1] >= th.dark_ball)
-            or (code == STAINED and probs[1] >= th.stained_ball and level == 1)
-            or (code and code in LIGHT and probs[1] >= th.light_ball
-                and math.hypot(float(colour[2]), float(colour[3])) > th.wood_plate)):
+            or (code == STAINED and probs[1] >= th.stained_ball)
+            or (code and code in LIGHT and probs[1] >= th.light_ball and tint > th.wood_plate)
+            or (code == WOODEN and level == 1 and probs[1] >= th.shaped_ball and _shaped(x, tint, th))):
         if level > 1 and share < th.upper_share:
             return Reading("?", f"ball?, too little of it in view ({share:.0%})", probs, shares, glimpsed=True)
         if not code:
@@ -161,6 +163,15 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
         return Reading("?", f"unsure, P(empty) {probs[0]:.3f} only, and too dark ({level_seen:.2f}) for its tint "
                        "to tell the hollow from stained wood", probs, shares)
     return Reading("?", "unsure", probs, shares)
+
+
+def _shaped(x: Sequence[float], tint: float, th: Thresholds) -> bool:
+    """Whether a base place whose colour reads light wood looks a ball in every way the
+    plate's wood cannot (``th.shaped_ball``): seen nearly whole, lit from above and brighter
+    in the middle than at its rim as a sphere is, outlined against what lies round it, its
+    foot's ring in view, and of a tint off the plate's."""
+    return (float(x[0]) >= th.shaped_seen and float(x[1]) >= th.shaped_up and float(x[11]) >= th.shaped_outline
+            and float(x[10]) >= th.shaped_centre and float(x[13]) >= th.shaped_foot and tint > th.shaped_tint)
 
 
 def _plate_needed(level_seen: float, th: Thresholds) -> float:
