@@ -118,7 +118,9 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     place the model is less sure of may be the balls below seen through it: the rules
     after, :func:`alike_below`, ask that of every ball read there.) A white or light wooden
     one is read at ``light_ball``, its shading asked as above, where its tint is not the
-    plate's (an empty hollow ringed by balls is shaded as a ball is)."""
+    plate's (an empty hollow ringed by balls is shaded as a ball is); a light wooden base
+    ball from ``shaped_ball``, where it looks a ball in every way its hollow cannot
+    (:func:`_shaped`)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
     probs = (float(p[0]), float(p[1]), float(p[2]))
