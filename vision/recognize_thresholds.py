@@ -55,10 +55,11 @@ class Thresholds:
     #: ``shaped_seen`` of it, shaded up by ``shaped_up`` and brighter in the middle by
     #: ``shaped_centre``, outlined by ``shaped_outline``, ``shaped_foot`` of its foot's ring
     #: in view and its tint ``shaped_tint`` off the plate's. On the path traced study sets
-    #: 817 base places whose colour read light wood looked so at P(ball) 0.5-0.99 and were
-    #: ``?``: 813 light balls and 4 empty hollows (3 under 0.7; the fourth, 7800061 1c3
-    #: through a webcam, at 0.76 and 0.062 off the plate's tint). Read so, 454 light balls
-    #: more were right and none wrong (docs/vision.md, Recognition, "Light wood shaped as a ball")
+    #: the base places left ``?`` at P(ball) 0.5-0.99 that were seen, shaded and outlined so
+    #: were 817 light wooden balls, 206 stained ones and 4 empty hollows (3 under 0.7; the
+    #: fourth, 7800061 1c3 through a webcam, at 0.76 and 0.062 off the plate's tint). Read
+    #: so, 454 light balls more were right and none wrong (docs/vision.md, Recognition,
+    #: "Light wood shaped as a ball")
     shaped_ball: float = 0.7
     shaped_seen: float = 0.8
     shaped_up: float = 0.6
