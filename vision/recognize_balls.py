@@ -129,9 +129,9 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     if probs[2] > th.hand:
         return Reading("?", "hand?", probs, shares)
     code = why = ""
-    if (th.ball > probs[1] >= min(th.dark_ball, th.light_ball, th.shaped_ball)
+    if (th.ball > probs[1] >= min(th.dark_ball, th.light_ball, th.shaped_ball, th.stained_ball)
             and (level == 1 or share >= th.upper_share)):
-        code, why = (colour_rule or colour_of)(colour, letters)  # dark_ball's, light_ball's or shaped_ball's
+        code, why = (colour_rule or colour_of)(colour, letters)  # for dark_ball, light_ball, ...
     tint = math.hypot(float(colour[2]), float(colour[3]))
     if (probs[1] >= th.ball or (code in DARK_LETTERS and probs[1] >= th.dark_ball)
             or (code == STAINED and probs[1] >= th.stained_ball)
