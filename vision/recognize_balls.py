@@ -132,7 +132,7 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     if (th.ball > probs[1] >= min(th.dark_ball, th.light_ball, th.shaped_ball, th.stained_ball)
             and (level == 1 or share >= th.upper_share)):
         code, why = (colour_rule or colour_of)(colour, letters)  # for dark_ball, light_ball, ...
-    tint = math.hypot(float(colour[2]), float(colour[3]))
+    tint = math.hypot(float(colour[2]), float(colour[3])) if code else 0.0  # asked only of a colour read
     if (probs[1] >= th.ball or (code in DARK_LETTERS and probs[1] >= th.dark_ball)
             or (code == STAINED and probs[1] >= th.stained_ball)
             or (code and code in LIGHT and probs[1] >= th.light_ball and tint > th.wood_plate)
