@@ -120,9 +120,10 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     one is read at ``light_ball``, its shading asked as above, where its tint is not the
     plate's (an empty hollow ringed by balls is shaded as a ball is); a light wooden base
     ball from ``shaped_ball``, where it looks a ball in every way its hollow cannot
-    (:func:`_shaped`)."""
+    (:func:`_shaped`). One read under ``ball`` must stand out from what lies round it: by
+    its outline or by the plate round its foot (``unframed_outline``, ``unframed_plate``)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
-    level_seen, plate_share, foot = float(x[4]), float(x[7]), float(x[14])
+    level_seen, plate_share, foot, ring_plate = float(x[4]), float(x[7]), float(x[14]), float(x[15])
     probs = (float(p[0]), float(p[1]), float(p[2]))
     if count < th.min_samples:
         return Reading("?", HIDDEN, probs, glimpsed=True)
@@ -152,9 +153,14 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
             return Reading("?", f"light wood?, no outline against the plate ({outline:.2f}), in deep shade "
                            f"({foot:.2f}) and shaded unlike a ball (fit {fit:.2f}): may be the plate crossed "
                            "by shadows", probs, shares)
+        if (code == WOODEN and level == 1 and probs[1] < th.ball and 0.0 < outline < th.unframed_outline
+                and ring_plate < th.unframed_plate):
+            return Reading("?", f"light wood?, at P(ball) {probs[1]:.3f} only, with no outline ({outline:.2f}) and "
+                           f"little of the plate round its foot ({ring_plate:.2f}): may be a hollow among the "
+                           "light off other balls", probs, shares)
         return Reading(code, why, probs, shares, tuple(float(v) for v in colour), colour_only=code == "?")
     tinted = level == 1 and WOODEN in letters and probs[0] >= th.tinted_empty  # the tint tells: wood_in_hollow
-    if probs[0] >= (th.base_empty if level == 1 else th.empty) or (tinted and level_seen >= th.tinted_level):
+    if probs[0] >= th.empty_at(level) or (tinted and level_seen >= th.tinted_level):
         if up > th.empty_up and fit > th.empty_fit:
             return Reading("?", f"empty?, but shaded like a ball (up {up:.2f}, fit {fit:.2f})", probs, shares)
         if WOODEN in letters and level_seen < th.shade_level and plate_share >= _plate_needed(level_seen, th):
@@ -284,7 +290,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     for idx, batch, probs in measured_levels(layout, geo, maybe, guess, measure, th):
         xs, ps, counts = batch.x.tolist(), probs.tolist(), batch.counts.tolist()
         empties = None  # the second model's P(empty) of the level's places, asked once where one may read empty
-        if second is not None and (probs[:, 0] >= min(th.empty, th.tinted_empty)).any():
+        if second is not None and (probs[:, 0] >= min(th.empty, th.upper_empty, th.tinted_empty)).any():
             empties = second.probabilities(batch.x)[:, 0].tolist()
         for j, i in enumerate(idx.tolist()):
             if loose[i] > th.loose:

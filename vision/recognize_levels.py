@@ -60,7 +60,8 @@ def measured_levels(layout: Layout, geo: Geometry, maybe: np.ndarray, guess: np.
                     k += m
                     guess = guess.copy()
                     rest = slice(start, len(rows))
-                    guess[rows[rest]] = ((probs[rest, EMPTY] < th.empty)
+                    need = np.where(layout.levels[rows[rest]] > 2, th.upper_empty, th.empty)
+                    guess[rows[rest]] = ((probs[rest, EMPTY] < need)
                                          | (batch.counts[rest] < th.min_samples))
                     break
             stop = start + len(idx)

@@ -51,6 +51,13 @@ class Thresholds:
     #: light wooden ball read so judges no other (``plate_coloured``, ``wood_in_hollow``,
     #: ``odd_wood``)
     light_ball: float = 0.9
+    #: ... and a light wooden base ball read under ``ball`` must have an outline of this or
+    #: this share of its foot's ring the plate's: two empty hollows read light wood at
+    #: P(ball) 0.98-0.99, lit by the light off the balls round them (8710087 1a1 in shade,
+    #: fresh 9140034 1a4 under glare through a webcam; 0.07 and 0.12, 0.07 and 0.16). Of
+    #: 2,000 such balls read right on the study sets, 6 fall in it
+    unframed_outline: float = 0.15
+    unframed_plate: float = 0.2
     #: ... and from this for a base ball whose colour reads light wood where it looks a
     #: ball in every way the plate cannot (``_shaped`` in recognize_balls.py): seen over
     #: ``shaped_seen`` of it, shaded up by ``shaped_up`` and brighter in the middle by
@@ -69,9 +76,14 @@ class Thresholds:
     shaped_foot: float = 0.45
     shaped_tint: float = 0.08
     empty: float = 0.99
+    #: ... for an empty place on level 3 or 4, which while ``?`` hides the level below from
+    #: its own reading: on the path traced study sets 0.4 points more characters right, none
+    #: wrong more (with ``light_up``); level 2 keeps ``empty`` (docs/vision.md, Recognition,
+    #: "Empty above level 2 from P(empty) 0.95")
+    upper_empty: float = 0.95
     #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
-    #: fresh frames. (Above the base ``empty`` stays: an unsure place there would hide the
-    #: balls under it from their own reading.)
+    #: fresh frames. (Level 2 keeps ``empty``: an unsure place there would hide the balls
+    #: under it from their own reading.)
     base_empty: float = 0.997
     #: ... and the second model's, fitted on path traced frames alone, for any empty place
     #: (vision/recognize_balls.py, ``second_empty``). On the path traced study sets (540
@@ -90,8 +102,12 @@ class Thresholds:
     #: missed too: skin read as without a hand looks like an empty hollow or light wood
     #: (docs/vision.md, Limits, "A hand's shadow")
     hand_told: float = 0.2
-    #: the least upward shading slope (per unit normal, relative to the mean) of a light ball
-    light_up: float = 0.2
+    #: the least upward shading slope (per unit normal, relative to the mean) of a light ball.
+    #: From 0.2: fresh 9120002 1c2, an empty hollow ringed by eight balls and uncovered by
+    #: ``upper_empty``, read light wood at P(ball) 1.00 shaded up by 0.22 only (seen 45 %,
+    #: lit from the side by the balls round it); 28 characters read right on the study sets
+    #: went with it
+    light_up: float = 0.25
     #: the least centre-minus-edge brightness (log) of a light ball
     light_centre: float = -0.5
     #: an empty reading is refused when the place is shaded like a ball: up and fit above these
@@ -581,3 +597,7 @@ class Thresholds:
     #: and a rim of plate among their samples, read empty at P(empty) 1.00, and four balls
     #: above them emptied with them)
     base_loose: float = 0.1
+
+    def empty_at(self, level: int) -> float:
+        """The P(empty) an empty reading needs on ``level``."""
+        return self.base_empty if level == 1 else self.empty if level == 2 else self.upper_empty
