@@ -71,11 +71,11 @@ def _doubt(r: Reading, why: str) -> Reading:
 def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin: np.ndarray, inside: np.ndarray,
                 maybe: np.ndarray, plate: np.ndarray, th: Thresholds,
                 sight: Sight | None = None) -> dict[int, Reading]:
-    """An empty place above the base is read only when what the view meets through it is
-    seen: a place under it read empty, or a ball read among the nearest balls its samples
-    would show (:attr:`Geometry.through`), met by a group of them (``th.through_count``:
-    one sample confirmed balls read empty on fresh frames), that looks there as it does
-    itself (median brightness within ``th.seen_through_level``, chromaticity within
+    """An empty place above the base is read only when what the view meets through it is seen:
+    a place under it read empty, or a ball read among the nearest balls its samples would
+    show (:attr:`Geometry.through`), met by a group of them (``th.through_count``: one
+    sample confirmed balls read empty on fresh frames), that looks there as it does itself
+    (median brightness within ``th.seen_through_level``, chromaticity within
     ``th.seen_through_chroma``), and looks so beside the place as well. Otherwise the place
     may hold a ball in shadow whose shading the model took for the balls below showing
     through, a ball that also hides them from their own reading: on three sets of 3,000
@@ -84,43 +84,46 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
     bouncing light a white ball tinted by the plate was read empty, and the red ball below
     it read white from the white ball's own pixels confirmed it. Nor may the samples that
     would meet no ball (the plate between the balls below) look coloured
-    (:func:`_gap_colour`): a red ball read empty was confirmed by the red ball below it.
-    Where the balls seen through it are all of one colour, a ball of that colour there
-    would look much the same, so a place resting on it read unknown where the model leans
-    to a ball (:func:`_leaning_on`) leaves it unknown (a ball read there is the support
-    rules' contradiction already, :func:`settle`): a light wooden level-2 ball read empty
-    at P(empty) 0.994 was confirmed by the light wooden ball below it, and the ball on it,
-    at P(ball) 0.74, was emptied. Level by level from the bottom, so that the doubt climbs
-    to the places resting on one. Whatever confirms it, two or more balls it would show that
-    look there unlike themselves beside it (:func:`unlike_beside`) leave it unknown: a black
-    level-2 ball was confirmed by the black ball below it, while the red and white balls it
-    would also show looked black there. Nor do balls seen through it on fewer than
-    ``th.through_few`` of its samples confirm it where more than ``th.through_veiled``
-    times as many would meet lower balls read unknown: those few may be a ball's edge, and
-    the rest a ball of its own, hiding the ball under it from its reading (a light wooden
-    level-2 ball read empty at P(empty) 1.00 was confirmed by 5 samples on the stained
-    ball beside the one under it, where its own shaded foot passed for stained wood), nor on
-    fewer than ``th.through_few_alike`` where one of those balls looks as its reading says
-    on all the place's samples: a ball of its colour at the place would look so (a stained
-    level-2 ball read empty at P(empty) 1.00 was confirmed by its own pixels, taken for the
-    stained ball below it seen through it). Nor does a white or light wooden ball read at
-    ``th.light_ball`` only (:func:`_light_unsure`) where the place as a whole looks as it is
-    read: a white base ball read so confirmed the white ball above it empty (2600473 under
-    a soft light). Nor does a ball that looks there nearer the frame's balls read in another
-    colour than its own reading (:func:`_shows_itself`): a ball of that colour at the place
-    would look so. The two woods lie about 2 apart in brightness, within
-    ``th.seen_through_level``: fresh path traced 8400046 (Pylos, through JPEG and a colour
-    cast), a stained level-2 ball read empty at P(empty) 0.99 was confirmed by the two light
-    wooden balls under it, which looked there 1.8-1.9 darker than beside it, as stained wood.
-    And where the place as a whole looks as a ball seen through it, one lower ball of
-    another colour that looks there as the frame's balls of that colour do, not as itself,
-    on ``th.through_few`` of its samples or more, leaves it unknown (:func:`_hidden_as`):
-    fresh path traced 8400097 (Sparks, through a webcam), a black level-2 ball read empty
-    at P(empty) 1.00 was confirmed by the three black balls under it, while the white ball
-    1d3 under it too looked there 2.45 darker than its reading, as the black balls do.
-    Unlike :func:`unlike_beside`, one ball is enough here: the place's own look already
-    speaks for the ball. A ball read stained at ``th.stained_ball`` only counts as unknown
-    here (:func:`_stained_unsure`)."""
+    (:func:`_gap_colour`): a red ball read empty was confirmed by the red ball below it. A
+    place read empty under ``th.empty`` (on level 3 or 4, ``th.upper_empty``) that looks as
+    a ball seen through it is read is unknown: a ball of that colour there would look so
+    (path traced 7800113 3a2, a red level-3 ball read empty at P(empty) 0.976 on the red
+    ball 2a2, and 4a1 emptied on it). Where the balls seen through it are all of one colour,
+    a ball of that colour there would look much the same, so a place resting on it read
+    unknown where the model leans to a ball (:func:`_leaning_on`) leaves it unknown (a ball
+    read there is the support rules' contradiction already, :func:`settle`): a light wooden
+    level-2 ball read empty at P(empty) 0.994 was confirmed by the light wooden ball below
+    it, and the ball on it, at P(ball) 0.74, was emptied. Level by level from the bottom, so
+    that the doubt climbs to the places resting on one. Whatever confirms it, two or more
+    balls it would show that look there unlike themselves beside it (:func:`unlike_beside`)
+    leave it unknown: a black level-2 ball was confirmed by the black ball below it, while
+    the red and white balls it would also show looked black there. Nor do balls seen through
+    it on fewer than ``th.through_few`` of its samples confirm it where more than
+    ``th.through_veiled`` times as many would meet lower balls read unknown: those few may
+    be a ball's edge, and the rest a ball of its own, hiding the ball under it from its
+    reading (a light wooden level-2 ball read empty at P(empty) 1.00 was confirmed by 5
+    samples on the stained ball beside the one under it, where its own shaded foot passed
+    for stained wood), nor on fewer than ``th.through_few_alike`` where one of those balls
+    looks as its reading says on all the place's samples: a ball of its colour at the place
+    would look so (a stained level-2 ball read empty at P(empty) 1.00 was confirmed by its
+    own pixels, taken for the stained ball below it seen through it). Nor does a white or
+    light wooden ball read at ``th.light_ball`` only (:func:`_light_unsure`) where the place
+    as a whole looks as it is read: a white base ball read so confirmed the white ball above
+    it empty (2600473 under a soft light). Nor does a ball that looks there nearer the
+    frame's balls read in another colour than its own reading (:func:`_shows_itself`): a
+    ball of that colour at the place would look so. The two woods lie about 2 apart in
+    brightness, within ``th.seen_through_level``: fresh path traced 8400046 (Pylos, through
+    JPEG and a colour cast), a stained level-2 ball read empty at P(empty) 0.99 was
+    confirmed by the two light wooden balls under it, which looked there 1.8-1.9 darker than
+    beside it, as stained wood. And where the place as a whole looks as a ball seen through
+    it, one lower ball of another colour that looks there as the frame's balls of that
+    colour do, not as itself, on ``th.through_few`` of its samples or more, leaves it
+    unknown (:func:`_hidden_as`): fresh path traced 8400097 (Sparks, through a webcam), a
+    black level-2 ball read empty at P(empty) 1.00 was confirmed by the three black balls
+    under it, while the white ball 1d3 under it too looked there 2.45 darker than its
+    reading, as the black balls do. Unlike :func:`unlike_beside`, one ball is enough here:
+    the place's own look already speaks for the ball. A ball read stained at
+    ``th.stained_ball`` only counts as unknown here (:func:`_stained_unsure`)."""
     out = dict(readings)
     sight = sight or Sight(geo, lin, inside, maybe, plate)  # the frame's, when the caller has one
     fellows = _fellow_colours(readings, th)
@@ -135,6 +138,13 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         shown = [int(j) for j in met if out[int(j)].code not in "?." and not _stained_unsure(out[int(j)], th)]
         if any(_light_unsure(out[j], th) for j in shown):  # the place itself may be such a ball
             shown = [j for j in shown if not (_light_unsure(out[j], th) and _as_read(out[j], whole, th))]
+        alike = (next((j for j in shown if out[j].colour and _as_read(out[j], whole, th)), None)
+                 if out[i].p[0] < th.empty else None)
+        if alike is not None:  # read empty under level 2's bar (``upper_empty``)
+            out[i] = _doubt(out[i], f"empty?, at P(empty) {out[i].p[0]:.3f} only, and it looks as "
+                            f"{layout.names[alike]} ({out[alike].code}) seen through it: a ball of that colour "
+                            "here would look so")
+            continue
         why = "empty?, nothing it would show is seen there"
         gap = _gap_colour(col, top == 0, th)
         if gap is not None:
