@@ -120,8 +120,9 @@ def decide(p: Sequence[float], shares: dict[str, float], colour: np.ndarray, x: 
     one is read at ``light_ball``, its shading asked as above, where its tint is not the
     plate's (an empty hollow ringed by balls is shaded as a ball is); a light wooden base
     ball from ``shaped_ball``, where it looks a ball in every way its hollow cannot
-    (:func:`_shaped`). One read under ``ball`` must stand out from what lies round it: by
-    its outline or by the plate round its foot (``unframed_outline``, ``unframed_plate``)."""
+    (:func:`_shaped`). A light wooden base ball read under ``ball`` must also stand out from
+    what lies round it: by its outline or by the plate round its foot (``unframed_outline``,
+    ``unframed_plate``)."""
     up, fit, centre_edge, share, outline = float(x[1]), float(x[3]), float(x[10]), float(x[0]), float(x[11])
     level_seen, plate_share, foot, ring_plate = float(x[4]), float(x[7]), float(x[14]), float(x[15])
     probs = (float(p[0]), float(p[1]), float(p[2]))

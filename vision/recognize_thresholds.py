@@ -77,9 +77,10 @@ class Thresholds:
     shaped_tint: float = 0.08
     empty: float = 0.99
     #: ... for an empty place on level 3 or 4, which while ``?`` hides the level below from
-    #: its own reading: on the path traced study sets 0.4 points more characters right, none
-    #: wrong more (with ``light_up``); level 2 keeps ``empty`` (docs/vision.md, Recognition,
-    #: "Empty above level 2 from P(empty) 0.95")
+    #: its own reading; one read under ``empty`` must not look as a ball seen through it
+    #: (recognize_through.py, ``unconfirmed``). On the path traced study sets 0.4 points
+    #: more characters right, none wrong more (with ``light_up``); level 2 keeps ``empty``
+    #: (docs/vision.md, Recognition, "Empty above level 2 from P(empty) 0.95")
     upper_empty: float = 0.95
     #: ... for an empty base hollow: light balls in shadow were read empty at 0.992-0.997 on
     #: fresh frames. (Level 2 keeps ``empty``: an unsure place there would hide the balls
