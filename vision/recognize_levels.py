@@ -60,7 +60,7 @@ def measured_levels(layout: Layout, geo: Geometry, maybe: np.ndarray, guess: np.
                     k += m
                     guess = guess.copy()
                     rest = slice(start, len(rows))
-                    need = np.where(layout.levels[rows[rest]] > 2, th.upper_empty, th.empty)
+                    need = np.array([th.empty_at(level) for level in layout.levels[rows[rest]].tolist()])
                     guess[rows[rest]] = ((probs[rest, EMPTY] < need)
                                          | (batch.counts[rest] < th.min_samples))
                     break

@@ -138,7 +138,7 @@ def unconfirmed(layout: Layout, geo: Geometry, readings: dict[int, Reading], lin
         shown = [int(j) for j in met if out[int(j)].code not in "?." and not _stained_unsure(out[int(j)], th)]
         if any(_light_unsure(out[j], th) for j in shown):  # the place itself may be such a ball
             shown = [j for j in shown if not (_light_unsure(out[j], th) and _as_read(out[j], whole, th))]
-        alike = (next((j for j in shown if out[j].colour and _as_read(out[j], whole, th)), None)
+        alike = (next((j for j in shown if _as_read(out[j], whole, th)), None)
                  if out[i].p[0] < th.empty else None)
         if alike is not None:  # read empty under level 2's bar (``upper_empty``)
             out[i] = _doubt(out[i], f"empty?, at P(empty) {out[i].p[0]:.3f} only, and it looks as "
@@ -242,7 +242,7 @@ def _few_before_unknown(layout: Layout, readings: dict[int, Reading], balls: lis
     (``nearest``: :func:`through`), or None."""
     if not unknown:
         return None
-    alike = any(readings[j].colour and _as_read(readings[j], whole, th) for j in balls)
+    alike = any(_as_read(readings[j], whole, th) for j in balls)
     few = th.through_few_alike if alike else th.through_few
     shows = int(nearest[:, balls].any(axis=1).sum())
     hid = int(nearest[:, unknown].any(axis=1).sum())
@@ -464,11 +464,14 @@ def looks_itself_not_as(r: Reading, other: Reading, col: Colours, where: np.ndar
     if not r.colour:
         return False
     seen = _median_colour(col, where)
-    return _as_read(r, seen, th) and not (other.colour and _as_read(other, seen, th))
+    return _as_read(r, seen, th) and not _as_read(other, seen, th)
 
 
 def _as_read(r: Reading, seen: tuple[float, float, float], th: Thresholds) -> bool:
-    """Whether the median brightness and chromaticity ``seen`` are as ``r``'s reading says."""
+    """Whether the median brightness and chromaticity ``seen`` are as ``r``'s reading says
+    (never, for a reading with no colour: a ball seen too little, or a place read empty)."""
+    if not r.colour:
+        return False
     level, rg, bg = seen
     return (abs(level - r.colour[0]) <= th.seen_through_level
             and math.hypot(rg - r.colour[2], bg - r.colour[3]) <= th.seen_through_chroma)
