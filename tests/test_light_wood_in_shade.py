@@ -25,7 +25,7 @@ from vision.recognize_reading import Reading
 from vision.recognize_thresholds import Thresholds
 from vision.score import score
 
-from test_stained_beside import drop_upper, traced
+from test_stained_beside import NO_SPLIT, drop_upper, traced
 
 TINT = "from this frame's light balls'"
 
@@ -73,7 +73,7 @@ def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypa
     the balls above it, was read stained at P(ball) 1.00 through JPEG and a colour cast, its
     tint that of the two light balls on the second level (read at P(ball) 0.90-0.96) and
     0.21-0.31 from the two stained ones'. (1b4 through JPEG, 0.14 from the light balls' and
-    1.96 times that from the stained ones', is still read stained: vision.md, Limits.)"""
+    1.96 times that from the stained ones', is the split's: tests/test_stained_split.py.)"""
     image, truth, board = traced(8_900_001, look)
     result = Recognizer(board, truth["game"]).read(image)
     cells, details = dict(result.observation.cells), dict(result.details)
@@ -82,7 +82,8 @@ def test_a_light_ball_in_shade_held_against_the_light_balls_above(look, monkeypa
     # with the balls above the base left out of the light balls (and the base's read under
     # P(ball) 0.99, ``lit_seen``), it is read stained again
     drop_upper(monkeypatch)
-    again = Recognizer(board, truth["game"], thresholds=replace(Thresholds(), lit_seen=math.inf)).read(image)
+    blind = replace(Thresholds(), lit_seen=math.inf, stained_split=NO_SPLIT)  # the split takes it too
+    again = Recognizer(board, truth["game"], thresholds=blind).read(image)
     again = again.observation.cells
     assert again["1c4"] == "D"
 
@@ -100,11 +101,11 @@ def test_a_light_ball_in_a_rooms_shadow_far_lighter_and_less_red_than_the_staine
     assert "0.25 less red and 1.17 lighter than this frame's others" in details["1a1"], details["1a1"]
     assert score(cells, truth["cells"], Counter()) == []
     # blinded, and judged once: read stained again (1.17 lighter: short of ``odd_dark_tint``'s 1.2)
-    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_wood_again=99)
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), odd_wood_again=99, stained_split=NO_SPLIT)
     again = Recognizer(board, truth["game"], thresholds=blind).read(image).observation.cells
     assert score(dict(again), truth["cells"], Counter()) == ["1a1"] and again["1a1"] == "D"
     # blinded but judged again once the balls doubted judge no more, its tint tells
-    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf))
+    blind = replace(Thresholds(), odd_dark_lit=(math.inf, math.inf), stained_split=NO_SPLIT)
     passes = Recognizer(board, truth["game"], thresholds=blind).read(image)
     assert passes.observation.cells["1a1"] == "?" and "its tint 0.43 from the plate's" in passes.details["1a1"]
 

@@ -16,10 +16,11 @@ from vision.recognize_thresholds import Thresholds
 from vision.score import score
 
 from test_odd_wood_again import ball, judged
-from test_stained_beside import traced
+from test_stained_beside import NO_SPLIT, traced
 
-#: base balls read light wood under ``ball`` never count, as before
-BEFORE = replace(Thresholds(), lit_seen=2.0)
+#: base balls read light wood under ``ball`` never count, as before (and the stained balls
+#: are not split in two groups: with no light tint to hold them to, that takes 1c3 too)
+BEFORE = replace(Thresholds(), lit_seen=2.0, stained_split=NO_SPLIT)
 
 #: 8980010's base balls as rendered, as ``odd_wood`` was given them
 FRAME = {
@@ -45,7 +46,13 @@ def test_light_balls_all_in_view_hold_a_ball_read_stained_to_their_tint():
     assert all(r.code == FRAME[n].code for n, r in judged(FRAME, BEFORE).items())
     # light balls partly hidden may be hollows among balls: they hold no tint
     hidden = {n: replace(r, seen=0.85) if r.code == "L" else r for n, r in FRAME.items()}
-    assert judged(hidden)["1c3"].code == "D"
+    assert judged(hidden, replace(Thresholds(), stained_split=NO_SPLIT))["1c3"].code == "D"  # the split takes it: below
+    # with no light tint, the split takes 1c3, and with it three stained balls of its group
+    # lighter than the group's middle: held to the light balls' tint (0.53 times as far from
+    # it as the others', over ``stained_split[3]``), it takes none
+    unlit = judged(FRAME, replace(Thresholds(), lit_seen=2.0))
+    assert [n for n, r in unlit.items() if r.code == "?"] == ["1a1", "1a3", "1a4", "1c3"]
+    assert "no light ball read to hold them to" in unlit["1a1"].why
     # one light ball all in view is enough to hold it
     one = {n: replace(r, seen=0.85) if n == "1d2" else r for n, r in FRAME.items()}
     assert judged(one)["1c3"].code == "?"

@@ -17,10 +17,11 @@ from vision.recognize_reading import Reading
 from vision.recognize_thresholds import Thresholds
 from vision.score import score
 
-from test_stained_beside import traced
+from test_stained_beside import NO_SPLIT, traced
 
-#: judged once only, as before the rules judged again
-ONCE = replace(Thresholds(), odd_wood_again=99)
+#: judged once only, as before the rules judged again (and before the stained balls were
+#: split in two groups, which takes 1c2, 1d3 and 1d4 too: tests/test_stained_split.py)
+ONCE = replace(Thresholds(), odd_wood_again=99, stained_split=NO_SPLIT)
 
 
 def ball(code: str, level: float, top: float, rg: float, bg: float, red: float, outside: float,
@@ -65,13 +66,18 @@ def test_a_doubted_ball_judges_no_other_and_the_rest_are_judged_again():
     # judged once, as before: only 1d4 stood out
     once = judged(FRAME, ONCE)
     assert [n for n in NAMES if once[n].code == "?"] == ["1d4"]
+    # judged once, the split takes the other two: the less red group, 1a4 in it by its red
+    # (0.21) but kept at the stained balls' level
+    split = judged(FRAME, replace(Thresholds(), odd_wood_again=99))
+    assert [n for n in NAMES if split[n].code == "?"] == ["1c2", "1d3", "1d4"]
+    assert all("balls read dark wood that lie apart" in split[n].why for n in ("1c2", "1d3"))
 
 
 def test_a_ball_is_judged_again_only_against_three_fellows_or_more():
     # without 1a1 and 1a4, once 1d4 is out 1c2 and 1d3 each have three fellows left
     frame = {n: r for n, r in FRAME.items() if n not in ("1a1", "1a4")}
     assert [n for n, r in judged(frame).items() if r.code == "?"] == ["1c2", "1d3", "1d4"]
-    four = judged(frame, replace(Thresholds(), odd_wood_again=4))
+    four = judged(frame, replace(ONCE, odd_wood_again=4))
     assert [n for n, r in four.items() if r.code == "?"] == ["1d4"]
 
 

@@ -23,6 +23,10 @@ from vision.score import score
 
 BESIDE = "lighter than what lies just outside it"
 TINT = "from this frame's light balls'"
+#: ``stained_split`` blinded: the stained balls' groups never lie that far apart
+#: (tests/test_stained_split.py). It takes light balls read stained by the half dozen, so
+#: the rules it came after are shown alone with it blinded.
+NO_SPLIT = (math.inf, math.inf, math.inf, 0.0)
 #: the rule blinded: no ball is that much lighter than what lies beside it
 BLIND = replace(Thresholds(), stained_beside=(math.inf, math.inf, 0.0))
 

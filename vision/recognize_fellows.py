@@ -6,6 +6,7 @@ after the model and the colour bands)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
 from dataclasses import replace
@@ -289,11 +290,15 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
 
     A ball the rules doubt judges no other, and the balls left are judged again, each
     against ``odd_wood_again`` or more fellows left: light wooden balls read stained pull
-    the stained balls' medians towards their own, so one doubted can unmask the next."""
+    the stained balls' medians towards their own, so one doubted can unmask the next. Where
+    they are many, no median is left to unmask them by: the balls read stained that form a
+    group of their own, less red and lighter than the rest, are unknown as well
+    (:func:`stained_split`, ``stained_split``)."""
     wooden = {i: r for i, r in readings.items() if r.code in "LD" and r.colour}
     out = dict(readings)
-    judges = {i: r for i, r in wooden.items() if _judges(r, th)}
     lit = _lit_tint(readings, th, upper)
+    split = stained_split(wooden, lit, th)  # of all the frame's wood, before any is doubted
+    judges = {i: r for i, r in wooden.items() if _judges(r, th)}
     doubts = _odd_wood_pass(wooden, judges, lit, th)
     while doubts:
         out.update(doubts)
@@ -302,7 +307,47 @@ def odd_wood(readings: dict[int, Reading], th: Thresholds, upper: Collection[int
             judges.pop(i, None)
         again = {i: r for i, r in wooden.items() if len(_fellows(r, i, judges)) >= th.odd_wood_again}
         doubts = _odd_wood_pass(again, judges, lit, th)
+    out.update({i: r for i, r in split.items() if out[i].code == "D"})
     return out
+
+
+def stained_split(wooden: dict[int, Reading], lit: np.ndarray | None, th: Thresholds) -> dict[int, Reading]:
+    """The balls of ``wooden`` read stained that form a group apart from the frame's other
+    such balls, less red and lighter (``th.stained_split``): unknown, as light wooden balls
+    in shade. The two groups are those a threshold on red (log red/green) parts best, as
+    Otsu's threshold parts a histogram: a split that measures the less red group against
+    the rest, rather than each ball against a median the group itself has moved. A ball of
+    the group whose level lies nearer the other group's than its own keeps its reading."""
+    stained = sorted(((r.colour[2], i) for i, r in wooden.items() if r.code == "D"))
+    if len(stained) < 3:
+        return {}
+    reds = [red for red, _ in stained]
+    n, total, below = len(reds), sum(reds), list(itertools.accumulate(reds))  # running sums: the means cheaply
+    k = max(range(1, n), key=lambda k: k * (n - k) * (below[k - 1] / k - (total - below[k - 1]) / (n - k)) ** 2)
+    lo, hi = [wooden[i] for _, i in stained[:k]], [wooden[i] for _, i in stained[k:]]
+    gap, apart, lighter, near = th.stained_split
+    lo_red, hi_red = statistics.median(reds[:k]), statistics.median(reds[k:])
+    spread = max(statistics.median(abs(red - lo_red) for red in reds[:k]),
+                 statistics.median(abs(red - hi_red) for red in reds[k:]), 0.02)
+    lo_level, hi_level = (statistics.median(r.colour[0] for r in group) for group in (lo, hi))
+    level = lo_level - hi_level
+    if reds[k] - reds[k - 1] < gap or hi_red - lo_red < apart * spread or level < lighter or len(hi) < 2:
+        return {}
+    if lit is None:
+        if len(lo) < 2:
+            return {}
+        why = "no light ball read to hold them to"
+    else:
+        lo_lit, hi_lit = (float(np.hypot(*(median_tint([r.colour[2:4] for r in group]) - lit)))
+                          for group in (lo, hi))
+        if lo_lit > near * hi_lit:
+            return {}
+        why = f"their tint {lo_lit:.2f} from this frame's light balls' and the others' {hi_lit:.2f}"
+    note = (f"dark wood?, but one of {len(lo)} balls read dark wood that lie apart from the other {len(hi)}: "
+            f"less red (red {lo_red:.2f} against {hi_red:.2f}, {reds[k] - reds[k - 1]:.2f} between) and "
+            f"{level:.2f} lighter, {why}: light wooden balls in shade")
+    middle = (lo_level + hi_level) / 2  # a ball of the group as dark as the others is stained wood of a lighter tint
+    return {i: _colour_doubt(wooden[i], note, th) for _, i in stained[:k] if wooden[i].colour[0] >= middle}
 
 
 def _odd_wood_pass(wooden: dict[int, Reading], judges: dict[int, Reading], lit: np.ndarray | None,

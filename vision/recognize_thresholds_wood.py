@@ -157,6 +157,22 @@ class WoodThresholds:
     #: fewer than three left a median is no measure: with two, a stained sliver doubted took
     #: 8940016 1c3, stained, with it
     odd_wood_again: int = 3
+    #: the balls read stained in one frame fall into two groups by their red (log red/green):
+    #: the less red one is unknown where the gap between them is ``stained_split[0]`` or more,
+    #: the groups' medians lie ``stained_split[1]`` times their spread apart, the less red
+    #: group is ``stained_split[2]`` lighter (log level) than the other, and the other holds
+    #: two balls or more (:func:`stained_split`). Where the frame's light balls are read
+    #: (:func:`_lit_tint`), the less red group's tint must also lie within
+    #: ``stained_split[3]`` times as far from theirs as the other group's; where none is, it
+    #: must hold two balls or more. Light wooden balls in the pyramid's shade, read stained
+    #: by the half dozen, drag the medians the rules above measure by towards their own: on
+    #: path traced 8400145, 8900001 and 9050014, under glare and without, 13 were left read
+    #: stained. Of the group, a ball whose level lies nearer the other group's than its own
+    #: keeps its reading: a stained ball of a less red tint is no lighter (path traced
+    #: 8980015 1a4 under glare through a webcam, red 0.21 against the others' 0.37). Of the
+    #: 2,899 stained balls read right on 780 path traced Pylos reads and the 3,724 on 1,230 of
+    #: this project's, it doubts none (docs/vision.md, Recognition, "Two woods read stained")
+    stained_split: tuple[float, float, float, float] = (0.12, 3.5, 0.5, 0.5)
     #: a ball above this level (log, relative to the lit plate) is as light as light wood
     #: (the upper edge of stained wood's band is far under it, :func:`colour_of`)
     lit_wood: float = -1.2
