@@ -318,7 +318,7 @@ def stained_split(wooden: dict[int, Reading], lit: np.ndarray | None, th: Thresh
     Otsu's threshold parts a histogram: a split that measures the less red group against
     the rest, rather than each ball against a median the group itself has moved. A ball of
     the group whose level lies nearer the other group's than its own keeps its reading."""
-    stained = sorted(((r.colour[2], i) for i, r in wooden.items() if r.code == "D"))
+    stained = sorted((r.colour[2], i) for i, r in wooden.items() if r.code == "D")
     if len(stained) < 3:
         return {}
     reds = [red for red, _ in stained]
