@@ -62,25 +62,35 @@ from .recognize_through import (Sight, beneath_doubt, looks_itself_not_as, plate
 HAND_FRAME, HAND_NEAR = (NAMES.index(n) for n in ("hand_frame", "hand_near"))
 
 
+#: a ball this dark (log level) is stained wood at any red, and one lighter than -1.2 light
+#: wood up to ``LIGHT_RED``: path traced, varnished stained balls reflect the room and look
+#: as little red as 0.26, and light wooden ones in a warm bounce as red as 0.6, where they
+#: had been "colour unclear"; none of those light wooden balls was darker than -1.83. A light
+#: wooden ball in deep shade can be darker (this project's renderer); the rules that follow
+#: hold it (docs/vision.md, "Stained by its darkness")
+DEEP_STAINED = -2.0
+LIGHT_RED = 0.6
+
+
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
-    """A ball's letter from its samples' median brightness (``level``, log relative to the
-    lit plate), red chromaticity relative to the plate's (``red``) and red/green ratio
-    (``rg``), or ``?``. The bands leave a margin around what rendered frames under every
-    light showed: a light wooden ball deep in shadow is as dark as a lit stained one, so
-    only a clearly red-brown dark ball is read as stained, and a white ball in shadow is as
-    dark as a black one in light, so the middle is left unknown. A small black ball among
-    red ones takes on their red in a JPEG, so a red ball must also be no darker than red
-    balls are (bands from 22,600 ball readings on 3,000 random frames; red's darkness limit
-    from 2,233 more, docs/vision.md). Glossy balls reflect the room: path traced, black
-    balls look lighter, and red and stained ones less red, than this project's renderer
-    draws them, so black, red and stained wood reach as far as the rules that follow
-    (:func:`dark_in_shade`, :func:`odd_black`, :func:`odd_red`,
+    """A ball's letter from its samples' median brightness (``level``, log relative to the lit
+    plate), red chromaticity relative to the plate's (``red``) and red/green ratio (``rg``),
+    or ``?``. The bands leave a margin around what rendered frames under every light showed:
+    a light wooden ball deep in shadow is as dark as a lit stained one, so only a clearly
+    red-brown dark ball, or one darker than ``DEEP_STAINED``, is read as stained, and a
+    white ball in shadow is as dark as a black one in light, so the middle is left unknown.
+    A small black ball among red ones takes on their red in a JPEG, so a red ball must also
+    be no darker than red balls are (bands from 22,600 ball readings on 3,000 random frames;
+    red's darkness limit from 2,233 more, docs/vision.md). Glossy balls reflect the room:
+    path traced, black balls look lighter, and red and stained ones less red, than this
+    project's renderer draws them, so black, red and stained wood reach as far as the rules
+    that follow (:func:`dark_in_shade`, :func:`odd_black`, :func:`odd_red`,
     :func:`odd_wood`) keep safe."""
     level, red, rg = float(colour[0]), float(colour[4]), float(colour[2])
     if letters == "LD":
-        if level > -1.2 and red < 0.46:
+        if level > -1.2 and red < LIGHT_RED:
             return "L", f"ball, light wood (level {level:.2f}, red {red:.2f})"
-        if level < -1.6 and red >= 0.36:
+        if level < -1.6 and (red >= 0.36 or level < DEEP_STAINED):
             return "D", f"ball, dark wood (level {level:.2f}, red {red:.2f})"
     else:
         if red >= 0.65 and rg >= 1.5 and level > -3.8:
