@@ -70,6 +70,9 @@ HAND_FRAME, HAND_NEAR = (NAMES.index(n) for n in ("hand_frame", "hand_near"))
 #: hold it (docs/vision.md, "Stained by its darkness")
 DEEP_STAINED = -2.0
 LIGHT_RED = 0.6
+#: a ball darker than this (and less red than 0.5) is black: path traced, glossy black balls
+#: the model was sure of looked as light as -2.0 (docs/vision.md, "Black from -2.2")
+BLACK_DARK = -2.2
 
 
 def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
@@ -97,7 +100,7 @@ def colour_of(colour: np.ndarray, letters: str) -> tuple[str, str]:
             return RED, f"ball, red (red {red:.2f})"
         if level > -1.5 and red < 0.32 and rg < 0.2:
             return "W", f"ball, white (level {level:.2f}, red {red:.2f})"
-        if level < -2.4 and red < 0.5:
+        if level < BLACK_DARK and red < 0.5:
             return "B", f"ball, black (level {level:.2f}, red {red:.2f})"
     return "?", f"ball, colour unclear (level {level:.2f}, red {red:.2f})"
 

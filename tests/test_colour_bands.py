@@ -1,7 +1,8 @@
-"""The woods' colour bands (vision/recognize_balls.py, ``colour_of``): a ball darker than
-``DEEP_STAINED`` reads stained at any red, and a light wooden ball lighter than -1.2 reads
-so up to ``LIGHT_RED``, as path traced varnished balls showed (docs/vision.md, "Stained by
-its darkness"); between the two, red still tells."""
+"""The colour bands widened for path traced balls (vision/recognize_balls.py,
+``colour_of``): a wooden ball darker than ``DEEP_STAINED`` reads stained at any red, and a
+light wooden ball lighter than -1.2 reads so up to ``LIGHT_RED``, as varnished balls showed
+(docs/vision.md, "Stained by its darkness"); between the two, red still tells. A Sparks
+ball reads black from ``BLACK_DARK`` ("Black from -2.2")."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import numpy as np
 import pytest
 
 from vision.recognize import Recognizer
-from vision.recognize_balls import DEEP_STAINED, LIGHT_RED, colour_of
+from vision.recognize_balls import BLACK_DARK, DEEP_STAINED, LIGHT_RED, colour_of
 
 from test_stained_beside import traced
 
@@ -40,10 +41,18 @@ def test_a_wooden_balls_letter(level: float, red: float, letter: str) -> None:
     assert code == letter, why
 
 
-def test_the_bands_are_the_woods_only() -> None:
+@pytest.mark.parametrize(("level", "red", "letter"), [
+    (-2.6, 0.30, "B"),
+    (-2.3, 0.30, "B"),  # path traced, a glossy black ball reflects the room
+    (BLACK_DARK - 0.01, 0.49, "B"),
+    (BLACK_DARK + 0.01, 0.30, "?"),  # a white ball in deep shade looks as dark (-2.13 once)
+    (-2.1, 0.30, "?"),
+    (-2.3, 0.55, "?"),  # too red for black, too dark for red
+])
+def test_a_sparks_balls_letter(level: float, red: float, letter: str) -> None:
     """Sparks' balls keep their own bands: a dark ball of no red is black, not stained."""
-    assert colour_of(measured(-2.6, 0.30), "WBR")[0] == "B"
-    assert colour_of(measured(-2.1, 0.30), "WBR")[0] == "?"
+    code, why = colour_of(measured(level, red), "WBR")
+    assert code == letter, why
 
 
 def test_a_path_traced_stained_ball_as_little_red_as_the_plate_is_read():
