@@ -26,7 +26,7 @@ def measured(level: float, red: float) -> np.ndarray:
     (-2.43, 0.35, "D"),  # 8990013 1b1 as rendered
     (-2.86, 0.26, "D"),
     (DEEP_STAINED - 0.01, 0.30, "D"),
-    # darker than light wood gets, but not that dark: red must still tell
+    # as dark as the darkest light wooden ball path traced (-1.83): red must still tell
     (-1.83, 0.30, "?"),
     (DEEP_STAINED + 0.01, 0.35, "?"),
     (-1.77, 0.36, "D"),
