@@ -22,6 +22,7 @@ from vision.recognize_pyramid import Layout
 from vision.recognize_train import frame_in_look
 
 from test_recognize import tally
+from test_stained_beside import traced
 
 PYRAMID = load_board("pyramid-4")
 
@@ -120,7 +121,50 @@ def test_an_empty_hollow_tinted_as_the_light_wooden_balls_is_unknown():
     assert read((-0.08, -0.1)) == "."                            # halfway: 0.13 from each
     assert read((-0.15, -0.2), replace(paler, seen=0.5)) == "."  # the ball seen too little to judge by
     assert read((-0.15, -0.2), None) == "."                      # no light wooden ball to judge by
-    assert read((-0.15, -0.2), replace(paler, p=(0.05, 0.95, 0.0))) == "."  # read at ``light_ball``
+    # a ball read at ``light_ball`` only does not judge by the difference (0.26 nearer it than
+    # the plate here, 0.34 from it: farther than ``hollow_near`` allows) ...
+    assert read((-0.36, -0.48)) == "?"
+    assert read((-0.36, -0.48), replace(paler, p=(0.05, 0.95, 0.0))) == "."
+    # ... but does where the hollow's tint lies within ``hollow_near`` of it
+    assert read((-0.15, -0.2), replace(paler, p=(0.05, 0.95, 0.0))) == "?"
+
+
+def test_a_hollow_much_nearer_the_light_balls_tint_than_the_plates_is_unknown():
+    """Where light wood's tint lies near the plate's, a hollow cannot lie ``hollow_wood``
+    nearer it: one ``hollow_near[0]`` or more from the plate and within ``hollow_near[1]``
+    of that from the light wooden base balls (read at any P(ball), seen ``wooden_seen``) is
+    unknown. Path traced 9220037 1d4 through a webcam under glare: a lit light wooden ball
+    shaded flat, read empty at P(empty) 1.00, 0.21 from the plate and 0.08 from its fellows,
+    themselves read at P(ball) 0.90-0.98 (their tints rounded here: 0.09)."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    fellows = [(-0.07, -0.27), (-0.12, -0.27), (-0.12, -0.26)]  # 9220037's, as measured
+
+    def read(tint: tuple[float, float], seen: float = 1.0, p_ball: float = 0.9) -> Reading:
+        r = {i: Reading(".", "seen empty") for i in range(len(layout.names))}
+        for name, (rg, bg) in zip(("1a2", "1b2", "1c2"), fellows):
+            r[index[name]] = Reading("L", "seen", p=(1.0 - p_ball, p_ball, 0.0),
+                                     colour=(-0.5, -0.1, rg, bg, 0.33, -0.2), seen=seen)
+        return wood_in_hollow(layout, r, {index["1d4"]: np.array(tint)}, Thresholds())[index["1d4"]]
+
+    taken = read((-0.093, -0.189))
+    assert taken.code == "?" and "tinted as this frame's light wooden balls (0.09 from them, 0.21 from" in taken.why
+    assert read((-0.093, -0.189), p_ball=0.999).code == "?"
+    assert read((0.02, -0.06)).code == "."          # 9220037's empty 1b4: the plate's tint
+    assert read((-0.05, -0.12)).code == "."         # 0.13 from the plate, 0.15 from them
+    assert read((-0.093, -0.189), seen=0.5).code == "."  # the balls seen too little to judge by
+    assert read((-0.07, -0.05)).code == "."         # under 0.1 from the plate: noise
+
+
+def test_a_path_traced_light_ball_shaded_flat_is_not_read_empty():
+    """Path traced 9220037 through a webcam under glare: the light wooden base ball 1d4, lit
+    from above and shaded flat, was read empty at P(empty) 1.00; its tint is its fellows'."""
+    image, truth, board = traced(9220037, "webcam", glare=True)
+    res = Recognizer(board, "pylos").read(image)
+    cells = dict(res.observation.cells)
+    assert truth["cells"]["1d4"] == "L"
+    assert cells["1d4"] == "?" and "tinted as this frame's light wooden balls" in res.details["1d4"]
+    assert tally([(res, truth["cells"])])["wrong"] == 0
 
 
 def test_a_hollow_the_model_leans_empty_is_read_by_its_tint():

@@ -195,6 +195,9 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
               and _judges(r, th)]
     usual = median_tint(wooden) if wooden else None
     apart = float(np.hypot(*usual)) if usual is not None else 0.0
+    light = [np.array(r.colour[2:4]) for i, r in readings.items()
+             if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
+    near = median_tint(light) if light else None  # any P(ball): a doubt costs no reading wrong
     out = dict(readings)
     for i, tint in hollows.items():
         r = out[i]
@@ -202,7 +205,9 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
             continue
         plate = float(np.hypot(*tint))
         fellow = float(np.hypot(*(tint - usual))) if usual is not None else math.inf
-        if plate - fellow >= th.hollow_wood:
+        close = float(np.hypot(*(tint - near))) if near is not None else math.inf
+        if plate - fellow >= th.hollow_wood or (plate >= th.hollow_near[0] and close <= th.hollow_near[1] * plate):
+            fellow = min(fellow, close)
             out[i] = replace(r, code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
                              f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
         elif r.p[0] < th.base_empty and (usual is None or apart < th.wood_apart or fellow - plate < th.hollow_plate):

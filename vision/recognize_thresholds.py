@@ -239,6 +239,14 @@ class Thresholds(WoodThresholds):
     #: empty hollows read right with such fellows on the benchmark's 6,000 frames, the
     #: nearest to them was 0.145 nearer them than the plate
     hollow_wood: float = 0.2
+    #: ... and so is one whose tint lies ``hollow_near[0]`` or more from the plate's and
+    #: within ``hollow_near[1]`` of that from the median of the frame's light wooden base
+    #: balls read at any P(ball) (seen ``wooden_seen`` or more): where light wood's tint lies
+    #: near the plate's, ``hollow_wood`` cannot be reached. Path traced 9220037 1d4 through
+    #: a webcam under glare, a lit light wooden ball shaded flat, read empty at P(empty) 1.00
+    #: 0.21 from the plate and 0.08 from its fellows; 8990013 1c1, 0.12 and 0.01. On the
+    #: path traced study sets it doubts 30 of the 6,949 empty hollows read right there
+    hollow_near: tuple[float, float] = (0.1, 0.5)
     #: a base hollow read empty in shade (under ``shade_level``) whose tint lies
     #: ``hollow_white`` or more of the way from the plate's in that shade to the median of
     #: this frame's white balls (read at P(ball) ``ball``) is unknown, where theirs lies
