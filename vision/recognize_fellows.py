@@ -189,7 +189,11 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     :func:`plate_coloured`. One read empty at a P(empty) under ``th.base_empty``
     (``th.tinted_empty``, :func:`decide`) stays so only where its tint lies
     ``th.hollow_plate`` or more nearer the plate's than theirs, and theirs ``th.wood_apart``
-    or more from the plate's: that tint, not the model, says it is the hollow."""
+    or more from the plate's: that tint, not the model, says it is the hollow. Where light
+    wood's tint lies near the plate's, no hollow lies ``th.hollow_wood`` nearer it: one
+    ``th.hollow_near[0]`` or more from the plate's whose tint lies within ``hollow_near[1]``
+    of that from theirs is unknown too, those balls judging at any P(ball) (path traced
+    9220037 1d4, a lit light wooden ball shaded flat, 0.21 and 0.08)."""
     wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
               if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen
               and _judges(r, th)]
@@ -207,7 +211,7 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
         fellow = float(np.hypot(*(tint - usual))) if usual is not None else math.inf
         close = float(np.hypot(*(tint - near))) if near is not None else math.inf
         if plate - fellow >= th.hollow_wood or (plate >= th.hollow_near[0] and close <= th.hollow_near[1] * plate):
-            fellow = min(fellow, close)
+            fellow = fellow if plate - fellow >= th.hollow_wood else close
             out[i] = replace(r, code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
                              f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
         elif r.p[0] < th.base_empty and (usual is None or apart < th.wood_apart or fellow - plate < th.hollow_plate):
