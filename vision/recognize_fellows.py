@@ -194,14 +194,13 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
     ``th.hollow_near[0]`` or more from the plate's whose tint lies within ``hollow_near[1]``
     of that from theirs is unknown too, those balls judging at any P(ball) (path traced
     9220037 1d4, a lit light wooden ball shaded flat, 0.21 and 0.08)."""
-    wooden = [np.array(r.colour[2:4]) for i, r in readings.items()
-              if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen
-              and _judges(r, th)]
+    light = [r for i, r in readings.items()
+             if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
+    wooden = [np.array(r.colour[2:4]) for r in light if _judges(r, th)]
     usual = median_tint(wooden) if wooden else None
     apart = float(np.hypot(*usual)) if usual is not None else 0.0
-    light = [np.array(r.colour[2:4]) for i, r in readings.items()
-             if r.code in WOODEN and r.colour and layout.levels[i] == 1 and r.seen >= th.wooden_seen]
-    near = median_tint(light) if light else None  # any P(ball): a doubt costs no reading wrong
+    # for ``hollow_near`` the light balls judge at any P(ball): a doubt reads nothing wrong
+    near = median_tint([np.array(r.colour[2:4]) for r in light]) if light else None
     out = dict(readings)
     for i, tint in hollows.items():
         r = out[i]
@@ -210,10 +209,11 @@ def wood_in_hollow(layout: Layout, readings: dict[int, Reading], hollows: dict[i
         plate = float(np.hypot(*tint))
         fellow = float(np.hypot(*(tint - usual))) if usual is not None else math.inf
         close = float(np.hypot(*(tint - near))) if near is not None else math.inf
-        if plate - fellow >= th.hollow_wood or (plate >= th.hollow_near[0] and close <= th.hollow_near[1] * plate):
-            fellow = fellow if plate - fellow >= th.hollow_wood else close
-            out[i] = replace(r, code="?", why=f"empty?, tinted as this frame's light wooden balls ({fellow:.2f} "
-                             f"from them, {plate:.2f} from the plate): a light wooden ball there would look so")
+        nearer = plate - fellow >= th.hollow_wood
+        if nearer or (plate >= th.hollow_near[0] and close <= th.hollow_near[1] * plate):
+            out[i] = replace(r, code="?", why=f"empty?, tinted as this frame's light wooden balls "
+                             f"({fellow if nearer else close:.2f} from them, {plate:.2f} from the plate): a light "
+                             "wooden ball there would look so")
         elif r.p[0] < th.base_empty and (usual is None or apart < th.wood_apart or fellow - plate < th.hollow_plate):
             told = ("no light wooden base ball read to tell its tint from" if usual is None else
                     f"its tint {plate:.2f} from the plate's and {fellow:.2f} from this frame's light wooden balls', "
