@@ -1,20 +1,23 @@
 """Where a hand reaches over a pyramid board in the image: the arm followed in from the band.
 
 The band round the plate (vision/recognize_hands.py) tells that an arm crosses into view
-and where. Told only that, the model must distrust every place: skin over the plate's
-wood looks like an empty hollow, so where a hand is cannot be told place by place. The
-arm is one body, though, from where it crosses the band to the fingertips, above every
-ball, so nothing hides it: its colour, measured where it crosses the band, grown through
-the image from there, finds it. The places whose image lies well clear of what was grown
-are read as in a frame without a hand, against the plate's tint measured clear of it
-too; the rest as before. Where the plate, a ball or the table is as near the arm's colour,
-the growth takes them too: more places are distrusted, never fewer. The hand's shadow is
-not grown: where the model told of the arm still doubts a place clear of it, the place
-stays doubted (``Thresholds.hand_told``, vision/recognize_balls.py).
+and where. Told only that, the model must distrust every place: skin over the plate's wood
+looks like an empty hollow, so where a hand is cannot be told place by place. The arm is
+one body, though, from where it crosses the band to the fingertips, above every ball, so
+nothing hides it: its colour, measured where it crosses the band, grown through the image
+from there, finds it. The places whose image lies well clear of what was grown are read as
+in a frame without a hand, against the plate's tint measured clear of it too; the rest as
+before. Where the plate, a ball or the table is as near the arm's colour, the growth takes
+them too: more places are distrusted, never fewer. Followed from pixel to pixel (a palm
+lit otherwise than its forearm), the growth does not step on the table's colour nor the
+plate's, each measured in the frame. The hand's shadow is not grown: where the model told
+of the arm still doubts a place clear of it, the place stays doubted
+(``Thresholds.hand_told``, vision/recognize_balls.py).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -54,6 +57,18 @@ CLOSE = 1.0
 #: radius grown by BALL_REACH) and this many pixels more (blur; a finger's outline, mixed
 #: with what lies behind it)
 CLEAR_PX = 6.0
+#: the follow does not step on the table's colour nor the plate's (:func:`ground_like`),
+#: each measured over GROUND_PIXELS or more (the table beyond the plate's outline, the
+#: plate clear of the balls' places): pixels within GROUND_CHROMA of it and GROUND_NEARER
+#: times as near it as the arm's, between 1 / GROUND_LEVEL and GROUND_LEVEL times its
+#: brightness, in patches 3 pixels wide or more. Any nearer, or a patch of one pixel, and
+#: it took a hand's palm (2600088 with far colours: 0.31 from the forearm, 0.63 from the
+#: plate) and a dark hand's shaded side in a room's shadow (2600109) for the ground
+GROUND_CHROMA = 0.3
+GROUND_NEARER = 0.5
+GROUND_LEVEL = 2.0
+GROUND_PIXELS = 50
+GROUND_STRIDE = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,34 +115,79 @@ def arm_reach(image: np.ndarray, pose: Pose, board: Board, hands: HandSigns, cen
     sh, sw = small.shape[:2]
     at = (np.clip(np.rint((seeds[:, 1] - y0) * scale).astype(np.intp), 0, sh - 1),
           np.clip(np.rint((seeds[:, 0] - x0) * scale).astype(np.intp), 0, sw - 1))
-    arm = grow(LINEAR[small[..., ::-1]], at)
+    arm = grow(LINEAR[small[..., ::-1]], at, grounds(pose, board, centres, radius_px, (x0, y0), scale, (sh, sw)))
     gap = cv2.distanceTransform((~arm).astype(np.uint8), cv2.DIST_L2, 3) / scale
     return Reach((x0, y0, x1, y1), scale, gap)
 
 
-def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+def grounds(pose: Pose, board: Board, centres: np.ndarray, radius_px: np.ndarray, origin: tuple[int, int],
+            scale: float, shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """Where the table and the plate show, in the grown image (``shape``, the frame from
+    ``origin`` at ``scale``): beyond the plate's outline, and within it clear of every
+    ball's place (``centres``, ``radius_px``): where :func:`grow` measures their colours."""
+    corners = pose.project(plate_corners(board))
+    if not np.isfinite(corners).all():
+        return ()
+    plate = np.zeros(shape, dtype=np.uint8)
+    cv2.fillConvexPoly(plate, np.rint((corners - origin) * scale).astype(np.int32), 1)
+    bare = plate.copy()
+    for (u, v), r in zip((centres - origin) * scale, radius_px * scale * BALL_REACH):
+        if np.isfinite(u) and np.isfinite(v):
+            cv2.circle(bare, (int(round(u)), int(round(v))), int(np.ceil(r)), 0, -1)
+    return plate == 0, bare > 0
+
+
+def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray], grounds: Sequence[np.ndarray] = ()) -> np.ndarray:
     """The pixels of a linear RGB image (H x W x 3) taken for the arm whose crossings lie at
     pixels ``at`` (rows, columns): those like it in colour and joined to a crossing, and
-    those followed from one step by step; gaps between fingers closed over."""
+    those followed from one step by step; gaps between fingers closed over. ``grounds``:
+    where the table and the plate show (:func:`grounds`); their colours, measured there,
+    are not followed (:func:`ground_like`)."""
     chroma = log_chroma(lin.reshape(-1, 3)).reshape(*lin.shape[:2], 2)
     lum = luminance(lin)
     ref = np.median(chroma[at], axis=0)
     ref_lum = max(float(np.median(lum[at])), EPS)
     spread = float(np.quantile(distance(*(chroma[at] - ref).T), 0.75))
     limit = min(max(GROW_CHROMA, GROW_SPREAD * spread), GROW_CAP)
-    like = (distance(*np.moveaxis(chroma - ref, -1, 0)) <= limit) & (lum <= GROW_LEVEL * ref_lum) \
-        & (lum * GROW_DARK >= ref_lum)
+    to_arm = distance(*np.moveaxis(chroma - ref, -1, 0))
+    like = (to_arm <= limit) & (lum <= GROW_LEVEL * ref_lum) & (lum * GROW_DARK >= ref_lum)
     like[at] = True  # the crossings themselves are the arm
     _, labels = cv2.connectedComponents(like.astype(np.uint8), connectivity=8)
     arm = np.isin(labels, np.unique(labels[at])).astype(np.uint8)
     feat = np.concatenate([chroma, np.log(np.maximum(lum, EPS))[..., None] * FOLLOW_LEVEL], axis=-1)
     feat = np.ascontiguousarray(feat, dtype=np.float32)
     fill = np.zeros((lin.shape[0] + 2, lin.shape[1] + 2), dtype=np.uint8)
+    for ground in grounds:  # a mask's pixels set are never filled: the grounds', marked 2
+        fill[1:-1, 1:-1][ground_like(chroma, lum, ref, to_arm, limit, ground & ~arm.astype(bool))] = 2
     step = (FOLLOW_STEP,) * 3
     for r, c in set(zip(at[0].tolist(), at[1].tolist())):
         if not fill[r + 1, c + 1]:
             cv2.floodFill(feat, fill, (c, r), 0, step, step, 8 | cv2.FLOODFILL_MASK_ONLY | (1 << 8))
-    arm |= fill[1:-1, 1:-1]
+    arm |= (fill[1:-1, 1:-1] == 1).astype(np.uint8)
     size = 2 * int(round(CLOSE * BALL_PX)) + 1
     closed = cv2.morphologyEx(arm, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)))
     return closed > 0
+
+
+def ground_like(chroma: np.ndarray, lum: np.ndarray, ref: np.ndarray, to_arm: np.ndarray, limit: float,
+                ground: np.ndarray) -> np.ndarray:
+    """The pixels (of ``chroma``, H x W x 2 log ratios, and ``lum``) of a ground's colour,
+    measured as the medians over ``ground`` (pixels not taken for the arm by its colour;
+    every GROUND_STRIDE-th), that the follow must not step on. ``ref``: the arm's
+    chromaticity, ``to_arm`` each pixel's distance from it, ``limit`` the arm's as grown. A step at a time it crossed the blurred edge from a hand to the table
+    or the plate, and took the whole plate for the arm: a hand beside the board (path
+    traced 9190000) or over a plate whose wood lies 0.45 from the skin (9190017). None
+    where the ground lies within the arm's ``limit``: the arm's colour takes it anyway."""
+    none = np.zeros(chroma.shape[:2], dtype=bool)
+    at = np.flatnonzero(ground)
+    if len(at) < GROUND_PIXELS:
+        return none
+    at = at[::GROUND_STRIDE]
+    tone = np.median(chroma.reshape(-1, 2)[at], axis=0)
+    if float(distance(*(tone - ref))) <= limit:
+        return none
+    level = float(np.median(lum.reshape(-1)[at]))
+    to_ground = distance(*np.moveaxis(chroma - tone, -1, 0))
+    like = (to_ground <= GROUND_CHROMA) & (to_ground <= GROUND_NEARER * to_arm) & (lum * GROUND_LEVEL >= level) \
+        & (lum <= GROUND_LEVEL * level)
+    return cv2.morphologyEx(like.astype(np.uint8), cv2.MORPH_OPEN, np.ones((3, 3), np.uint8)) > 0
