@@ -61,9 +61,10 @@ CLEAR_PX = 6.0
 #: each measured over GROUND_PIXELS or more (the table beyond the plate's outline, the
 #: plate clear of the balls' places): pixels within GROUND_CHROMA of it and GROUND_NEARER
 #: times as near it as the arm's, between 1 / GROUND_LEVEL and GROUND_LEVEL times its
-#: brightness, in patches 3 pixels wide or more. Any nearer, or a patch of one pixel, and
-#: it took a hand's palm (2600088 with far colours: 0.31 from the forearm, 0.63 from the
-#: plate) and a dark hand's shaded side in a room's shadow (2600109) for the ground
+#: brightness, in patches 3 pixels wide or more. Barred wherever nearer it than the arm's,
+#: a hand's palm was taken for the plate (2600088 with far colours: 0.31 from the forearm,
+#: 0.63 from the plate); without the brightness, a dark hand's shaded side in a room's
+#: shadow for the table (2600109). The medians are taken over every GROUND_STRIDE-th pixel
 GROUND_CHROMA = 0.3
 GROUND_NEARER = 0.5
 GROUND_LEVEL = 2.0
@@ -174,10 +175,11 @@ def ground_like(chroma: np.ndarray, lum: np.ndarray, ref: np.ndarray, to_arm: np
     """The pixels (of ``chroma``, H x W x 2 log ratios, and ``lum``) of a ground's colour,
     measured as the medians over ``ground`` (pixels not taken for the arm by its colour;
     every GROUND_STRIDE-th), that the follow must not step on. ``ref``: the arm's
-    chromaticity, ``to_arm`` each pixel's distance from it, ``limit`` the arm's as grown. A step at a time it crossed the blurred edge from a hand to the table
-    or the plate, and took the whole plate for the arm: a hand beside the board (path
-    traced 9190000) or over a plate whose wood lies 0.45 from the skin (9190017). None
-    where the ground lies within the arm's ``limit``: the arm's colour takes it anyway."""
+    chromaticity, ``to_arm`` each pixel's distance from it, ``limit`` the arm's as grown.
+    A step at a time it crossed the blurred edge from a hand to the table or the plate,
+    and took the whole plate for the arm: a hand beside the board (path traced 9190000) or
+    over a plate whose wood lies 0.45 from the skin (9190017). None where the ground lies
+    within the arm's ``limit``: the arm's colour takes it anyway."""
     none = np.zeros(chroma.shape[:2], dtype=bool)
     at = np.flatnonzero(ground)
     if len(at) < GROUND_PIXELS:
