@@ -576,8 +576,7 @@ def test_a_stained_ball_is_read_at_stained_ball():
         return decide(np.array([1.0 - p_ball, p_ball, 0.0]), {}, dark, x, 40, level, "LD", th)
 
     assert read(0.95).code == "D" and read(0.91).code == "D"
-    assert read(0.85).code == "D" and read(0.81).code == "D"
-    assert read(0.75).code == "?"
+    assert read(0.85).code == "?"  # 0.8 for a day read an empty hollow in shade stained (9100135 1c4)
     assert read(0.95, level=2).code == "D" and read(0.91, level=3).code == "D"
     assert read(0.95, level=2, share=0.45).why == "unsure"  # too little of it seen above the base
     assert read(0.95, th=replace(Thresholds(), stained_ball=0.99)).code == "?"
@@ -740,7 +739,7 @@ def test_a_black_or_red_ball_is_read_at_a_lower_probability():
     assert "not shaded like a ball" in read(wooden, 0.95, "LD", up=0.0).why
     assert read(white, 0.95, th=replace(Thresholds(), light_ball=0.99)).why == "unsure"
     assert read(stained, 0.95, "LD").code == "D" and read(stained, 0.995, "LD").code == "D"
-    assert read(stained, 0.79, "LD").why == "unsure"
+    assert read(stained, 0.89, "LD").why == "unsure"
     assert read(stained, 0.95, "LD", th=replace(Thresholds(), stained_ball=0.99)).why == "unsure"
     assert read(black, 0.95, share=0.45, level=2).why == "unsure"
     assert read(black, 0.95, share=0.45, level=1).code == "B"
