@@ -5,7 +5,6 @@ of it are read as in a frame without a hand, the rest stay unknown."""
 from __future__ import annotations
 
 import math
-
 import random
 from collections import Counter
 

@@ -116,13 +116,14 @@ def arm_reach(image: np.ndarray, pose: Pose, board: Board, hands: HandSigns, cen
     sh, sw = small.shape[:2]
     at = (np.clip(np.rint((seeds[:, 1] - y0) * scale).astype(np.intp), 0, sh - 1),
           np.clip(np.rint((seeds[:, 0] - x0) * scale).astype(np.intp), 0, sw - 1))
-    arm = grow(LINEAR[small[..., ::-1]], at, grounds(pose, board, centres, radius_px, (x0, y0), scale, (sh, sw)))
+    grounds = ground_masks(pose, board, centres, radius_px, (x0, y0), scale, (sh, sw))
+    arm = grow(LINEAR[small[..., ::-1]], at, grounds)
     gap = cv2.distanceTransform((~arm).astype(np.uint8), cv2.DIST_L2, 3) / scale
     return Reach((x0, y0, x1, y1), scale, gap)
 
 
-def grounds(pose: Pose, board: Board, centres: np.ndarray, radius_px: np.ndarray, origin: tuple[int, int],
-            scale: float, shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
+def ground_masks(pose: Pose, board: Board, centres: np.ndarray, radius_px: np.ndarray, origin: tuple[int, int],
+                 scale: float, shape: tuple[int, int]) -> tuple[np.ndarray, ...]:
     """Where the table and the plate show, in the grown image (``shape``, the frame from
     ``origin`` at ``scale``): beyond the plate's outline, and within it clear of every
     ball's place (``centres``, ``radius_px``): where :func:`grow` measures their colours."""
@@ -142,7 +143,7 @@ def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray], grounds: Sequence[n
     """The pixels of a linear RGB image (H x W x 3) taken for the arm whose crossings lie at
     pixels ``at`` (rows, columns): those like it in colour and joined to a crossing, and
     those followed from one step by step; gaps between fingers closed over. ``grounds``:
-    where the table and the plate show (:func:`grounds`); their colours, measured there,
+    where the table and the plate show (:func:`ground_masks`); their colours, measured there,
     are not followed (:func:`ground_like`)."""
     chroma = log_chroma(lin.reshape(-1, 3)).reshape(*lin.shape[:2], 2)
     lum = luminance(lin)
@@ -158,8 +159,9 @@ def grow(lin: np.ndarray, at: tuple[np.ndarray, np.ndarray], grounds: Sequence[n
     feat = np.concatenate([chroma, np.log(np.maximum(lum, EPS))[..., None] * FOLLOW_LEVEL], axis=-1)
     feat = np.ascontiguousarray(feat, dtype=np.float32)
     fill = np.zeros((lin.shape[0] + 2, lin.shape[1] + 2), dtype=np.uint8)
+    free = arm == 0  # a ground's colour is measured where the arm's colour did not take it
     for ground in grounds:  # a mask's pixels set are never filled: the grounds', marked 2
-        fill[1:-1, 1:-1][ground_like(chroma, lum, ref, to_arm, limit, ground & ~arm.astype(bool))] = 2
+        fill[1:-1, 1:-1][ground_like(chroma, lum, ref, to_arm, limit, ground & free)] = 2
     step = (FOLLOW_STEP,) * 3
     for r, c in set(zip(at[0].tolist(), at[1].tolist())):
         if not fill[r + 1, c + 1]:
