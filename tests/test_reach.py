@@ -16,7 +16,7 @@ from vision.pose import estimate_pose
 from vision.recognize import Recognizer
 from vision.recognize_colour import MIN_STRIPS, log_chroma, luminance, margin_points, measure_plate
 from vision.recognize_hands import HandSigns, find_hands
-from vision.recognize_reach import CLEAR_PX, Reach, arm_reach
+from vision.recognize_reach import ARM_OVER, CLEAR_PX, Reach, arm_reach
 from vision.recognize_thresholds import Thresholds
 from vision.recognize_train import HAND_COVER, frame_in_look, random_position
 from vision.render import Camera, random_hand, render
@@ -126,6 +126,23 @@ def test_random_hand_frames_are_read_clear_of_the_arm(seed, look, least):
     assert result.hand and counts["right"] >= least, counts
 
 
+@pytest.mark.parametrize(("seed", "look"), [(2600045, "webcam"), (2600045, "cast-drift"), (2600065, "plain"),
+                                          (2600008, "far-colour")])
+def test_places_the_hand_covers_are_not_read_empty_from_below(seed, look, monkeypatch):
+    """A place the hand covers half of or more is unknown, though a support under it is read
+    empty: the support rules read no place the arm lies over empty. In these frames they
+    did, and do with no place under the arm (2600045 through a webcam: 3a1, 94 % under the
+    hand)."""
+    sc, image = frame_in_look(PYRAMID, seed, look, hands=1.0)
+    result = Recognizer(PYRAMID, sc.game).read(image)
+    assert score(result.observation.cells, sc.cells, Counter()) == []
+    covered = [n for n, t in sc.frame.truth.items() if t.hand and t.covered >= 0.5]
+    assert covered and all(result.observation.cells[n] == "?" for n in covered), covered
+    monkeypatch.setattr("vision.recognize_reach.ARM_OVER", -1.0)  # the arm over no place
+    emptied = Recognizer(PYRAMID, sc.game).read(image).observation.cells
+    assert any(emptied[n] == "." for n in covered)
+
+
 def test_a_hands_shadow_leaves_the_places_it_darkens_unknown():
     """A hand's shadow falls where the hand is not: in 2600060 (far colours) the arm's
     shadow crosses the pyramid, and the light wooden balls 3b2 and 2c2 in it, clear of the
@@ -194,3 +211,14 @@ def test_a_place_is_clear_where_the_arm_lies_beyond_its_ball_and_some_pixels():
     reach = Reach((10, 20, 110, 120), 0.5, gap)  # the box's pixel (x, y) is gap[(y - 20) / 2, (x - 10) / 2]
     uv = np.array([[90.0, 80.0], [130.0, 140.0], [np.nan, np.nan], [40.0, 60.0]])
     assert reach.clear(uv, np.full(4, 10.0)).tolist() == [False, True, False, True]
+
+
+def test_the_arm_lies_over_a_place_it_comes_within_a_radius_of():
+    """Over: a pixel of the arm within ``ARM_OVER`` radii of the place's image centre; a
+    centre off the image is always under it (nothing there is known clear)."""
+    gap = np.full((100, 100), 50.0, dtype=np.float32)
+    gap[30, 40] = ARM_OVER * 10 - 0.5
+    gap[60, 60] = ARM_OVER * 10 + 0.5
+    reach = Reach((10, 20, 110, 120), 0.5, gap)
+    uv = np.array([[90.0, 80.0], [130.0, 140.0], [np.nan, np.nan], [40.0, 60.0]])
+    assert reach.over(uv, np.full(4, 10.0)).tolist() == [True, False, True, False]

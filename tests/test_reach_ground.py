@@ -81,13 +81,15 @@ def test_a_hand_beside_the_board_leaves_the_plate_alone():
     assert after[:, :20].all() and not after[:, 50:].any()
 
 
-@pytest.mark.parametrize(("seed", "look", "was", "least"), [(9190000, "plain", 0.81, 7), (9190017, "plain", 0.65, 4),
-                                                          (9190017, "JPEG", 0.64, 4)])
+@pytest.mark.parametrize(("seed", "look", "was", "least"), [(9190000, "plain", 0.81, 7), (9190017, "plain", 0.65, 2),
+                                                          (9190017, "JPEG", 0.64, 2)])
 def test_path_traced_hands_beside_and_over_the_board_are_grown_alone(seed, look, was, least):
     """Path traced 9190000: the hand lies beside the board, over the table; 9190017: over a
     plate whose wood lies 0.45 from the skin's tint. The arm was grown over the plate
     (``was`` of the box), and every place stayed unknown; now it is the hand alone, and
-    ``least`` places clear of it are read, none wrong."""
+    ``least`` places clear of it are read, none wrong. 9190017's 4a1 lies under the palm:
+    the support rules read it empty, and 3b2 at the fingers' edge, until 2026-12-07's sixth
+    session (4 places right then); now they are unknown."""
     image, truth = render_frame("pyramid-4", seed, hands=True)
     image = in_look(image, look, seed)
     recognizer = Recognizer(PYRAMID, truth["game"])
@@ -97,3 +99,5 @@ def test_path_traced_hands_beside_and_over_the_board_are_grown_alone(seed, look,
     counts = Counter()
     assert score(result.observation.cells, truth["cells"], counts) == []
     assert result.hand and counts["right"] >= least, counts
+    if seed == 9190017:
+        assert result.observation.cells["4a1"] == "?", result.details["4a1"]

@@ -464,6 +464,26 @@ def test_support_rules():
     assert out[index["2a1"]].code == "W" and out[index["2b1"]].code == "?"
 
 
+def test_the_support_rules_read_no_place_under_the_arm_empty():
+    """A place the arm lies over stays ``?`` over a support read empty: a place a hand
+    covers is unknown (issue 4). One beside the arm is read empty, and so is what rests on
+    it; a contradiction under the arm is still one."""
+    layout = Layout.of(PYRAMID)
+    index = {n: i for i, n in enumerate(layout.names)}
+    r = {i: Reading("?", "x") for i in range(len(layout.names))}
+    r[index["1d4"]] = Reading(".", "seen empty")  # under 2c3, which rests under 3b2 and 4a1
+    under_arm = np.zeros(len(layout.names), dtype=bool)
+    under_arm[index["3b2"]] = True
+    out = settle(layout, r, "WBR", under_arm)
+    assert out[index["2c3"]].code == "."
+    assert out[index["3b2"]].code == "?" and out[index["4a1"]].code == "?"
+    assert settle(layout, r, "WBR")[index["3b2"]].code == "."  # no arm: read empty
+    r[index["2c3"]] = Reading("W", "seen")  # a ball over the empty hollow: both unknown, under the arm too
+    under_arm[index["2c3"]] = True
+    out = settle(layout, r, "WBR", under_arm)
+    assert out[index["2c3"]].code == "?" and out[index["1d4"]].code == "?"
+
+
 def test_a_ball_resting_on_balls_seen_is_read_though_a_support_of_theirs_is_not():
     """A ball seen over supports seen as balls is read even where one of those is ``?``
     only for a support of its own not seen: that support is seen, and a ball resting on it

@@ -310,12 +310,13 @@ class Recognizer:
         if self.layout is not None:
             palette = self.palette
             geo = self.geometry(pose)
-            clear = keep = None
+            clear = keep = over = None
             if hands.present:  # which places, and which of the plate's strips, the arm lies well clear of
                 centres = pose.project(self.layout.centres)
                 reach = arm_reach(image, pose, self.board, hands, centres, geo.radius_px)
                 if reach is not None:
                     clear = reach.clear(centres, geo.radius_px)
+                    over = reach.over(centres, geo.radius_px)
                     strips = pose.project(self.margin)
                     keep = reach.clear(strips, np.zeros(len(strips)))
             plate = measure_plate(image, self.board, pose, patches=margin, keep=keep).colour
@@ -323,7 +324,7 @@ class Recognizer:
                                                    palette.protos() if palette else self.protos, LETTERS[self.game],
                                                    self.model, hands, self.thresholds,
                                                    palette.colour if palette else None, self._present, clear,
-                                                   self.model_pbr)
+                                                   self.model_pbr, over)
             if marks is not None and not hands.present:  # a varnished plate's glare: wood's colours not read
                 readings = under_glare(readings, shine(plate, marks.paper()))
             cells = {n: r.code for n, r in readings.items()}

@@ -206,8 +206,11 @@ def _plate_needed(level_seen: float, th: Thresholds) -> float:
     return th.shade_plate + (th.deep_plate - th.shade_plate) * depth
 
 
-def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[int, Reading]:
-    """The support rules (see the module's docstring)."""
+def settle(layout: Layout, readings: dict[int, Reading], letters: str,
+           under_arm: np.ndarray | None = None) -> dict[int, Reading]:
+    """The support rules (see the module's docstring). A place marked ``under_arm`` (an arm
+    in view lies over it) is not read empty for a support read so: a place a hand covers is
+    unknown, whatever lies under it."""
     out = dict(readings)
     ball = set(letters) | {"#"}
     order = sorted(out, key=lambda j: layout.levels[j])
@@ -225,7 +228,7 @@ def settle(layout: Layout, readings: dict[int, Reading], letters: str) -> dict[i
                         out[j] = Reading("?", "support rules: a ball over an empty-looking support", out[j].p)
                         torn.add(j)
                 changed = True
-            elif out[i].code == "?":
+            elif out[i].code == "?" and (under_arm is None or not under_arm[i]):
                 out[i] = Reading(".", "support rules: a support is empty", out[i].p)
                 changed = True
     # a ball is only as sure as its supports: each must be seen as a ball, or be ``?`` only
@@ -258,7 +261,8 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
                  letters: str, model, hands: HandSigns, th: Thresholds = Thresholds(),
                  colour_rule: ColourRule | None = None,
                  guess: np.ndarray | None = None,
-                 clear: np.ndarray | None = None, second=None) -> tuple[dict[str, Reading], np.ndarray]:
+                 clear: np.ndarray | None = None, second=None,
+                 over: np.ndarray | None = None) -> tuple[dict[str, Reading], np.ndarray]:
     """Every position of the board, read level by level from the top; ``colour_rule``
     replaces :func:`colour_of` (calibrated colours, vision/calibration.py). Also returns
     which positions the levels' reading left as maybe holding a ball (all but those it
@@ -267,7 +271,10 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     (vision/recognize_levels.py); without one, none above the base is expected. ``clear``:
     the positions an arm in view lies well clear of in the image (vision/recognize_reach.py),
     read as in a frame without a hand. ``second``: the model fitted on path traced frames
-    alone, which must call a place the model reads empty so too (:func:`second_empty`)."""
+    alone, which must call a place the model reads empty so too (:func:`second_empty`).
+    ``over``: the positions the arm lies over (vision/recognize_reach.py), which the support
+    rules do not read empty (:func:`settle`); without it, with an arm in view, every
+    position not ``clear``."""
     lin, inside = gather(image, geo.pixels)
     body = Colours.of(lin[geo.body], plate)  # every position's, for the measures and the rules below
     maybe = np.ones(len(layout.names), dtype=bool)
@@ -356,11 +363,13 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = alike_below(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
-    settled = settle(layout, readings, letters)
+    under_arm = hand_at if over is None else over & hands.present
+    settled = settle(layout, readings, letters, under_arm)
     if any(r.code == "." and settled[i].code != "." for i, r in readings.items()):
         # the support rules took an empty reading back: a ball read through that place
         # was read as if nothing could stand in front of it there (fresh 8410036)
-        settled = settle(layout, beneath_doubt(layout, geo, settled, lin, inside, maybe, plate, th, sight), letters)
+        settled = settle(layout, beneath_doubt(layout, geo, settled, lin, inside, maybe, plate, th, sight), letters,
+                         under_arm)
     return {layout.names[i]: r for i, r in settled.items()}, maybe
 
 

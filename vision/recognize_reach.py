@@ -70,6 +70,10 @@ GROUND_NEARER = 0.5
 GROUND_LEVEL = 2.0
 GROUND_PIXELS = 50
 GROUND_STRIDE = 4
+#: a place the arm comes within ARM_OVER of its ball's image radius of is under it: the
+#: support rules do not read it empty from a support read so (vision/recognize_balls.py,
+#: ``settle``)
+ARM_OVER = 1.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,13 +87,23 @@ class Reach:
 
     def clear(self, uv: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
         """Which image discs (centres ``uv``, N x 2; ``radius_px``) lie clear of the arm."""
+        return self.gap_at(uv) > BALL_REACH * radius_px + CLEAR_PX
+
+    def over(self, uv: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+        """Which image discs the arm lies over: it comes within ARM_OVER of a radius of the
+        centre (or the centre is out of the image)."""
+        return self.gap_at(uv) <= ARM_OVER * radius_px
+
+    def gap_at(self, uv: np.ndarray) -> np.ndarray:
+        """The distance (full-size pixels) from each image point (N x 2) to the arm; 0
+        for a point not in the image (nothing there is known clear)."""
         x0, y0 = self.box[:2]
         h, w = self.gap.shape
         inside = np.isfinite(uv).all(axis=1)
         uv = np.where(inside[:, None], uv, 0.0)
         col = np.clip(np.rint((uv[:, 0] - x0) * self.scale).astype(np.intp), 0, w - 1)
         row = np.clip(np.rint((uv[:, 1] - y0) * self.scale).astype(np.intp), 0, h - 1)
-        return inside & (self.gap[row, col] > BALL_REACH * radius_px + CLEAR_PX)
+        return np.where(inside, self.gap[row, col], 0.0)
 
 
 def arm_reach(image: np.ndarray, pose: Pose, board: Board, hands: HandSigns, centres: np.ndarray,
