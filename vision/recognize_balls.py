@@ -363,7 +363,7 @@ def read_pyramid(image: np.ndarray, layout: Layout, geo: Geometry, plate: np.nda
     readings = alike_below(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = unconfirmed(layout, geo, readings, lin, inside, maybe, plate, th, sight)
     readings = beneath_doubt(layout, geo, readings, lin, inside, maybe, plate, th, sight)
-    under_arm = hand_at if over is None else over & hands.present
+    under_arm = hand_at if over is None else over
     settled = settle(layout, readings, letters, under_arm)
     if any(r.code == "." and settled[i].code != "." for i, r in readings.items()):
         # the support rules took an empty reading back: a ball read through that place
