@@ -22,7 +22,7 @@ from .referee_state import game_tags, referee_state
 from .observation import Observation, Press, matches
 from .stability import Stability, StabilityFilter
 from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
-                            sparklies_board)
+                            sparklies_board, unseen_turns)
 
 PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
 #: how many steps into the next turn a board may be when the end of this one was not seen
@@ -75,6 +75,8 @@ class Referee:
         self.buttons = False  # the board has turn buttons (one has been pressed)
         self._pressed_on = False  # the next player pressed their button during a question
         self._graphs: dict[Any, TurnGraph] = {}
+        #: a board was out of sight since the board last matched a turn: one may have gone unseen
+        self._unseen = False
 
     # -- public ------------------------------------------------------------------------
     @property
@@ -219,6 +221,7 @@ class Referee:
         if self.position is None:
             return self._maybe_sparklies_start(obs)
         if occluded_cells(self.rules, obs, self.coverage):
+            self._unseen = True
             return []  # a hand or glare: never a move or a flag
         seen = seen_cells(self.rules, obs, self.coverage)
         self.previous_seen, self.last_seen = self.last_seen, seen
@@ -265,6 +268,7 @@ class Referee:
         found = graph.matching(seen, graph.descendants(self.pending)) if self.pending else []
         found = found or graph.matching(seen)
         if found:
+            self._unseen = False
             if self.status == FLAGGED:
                 events.append(self._restored(t))
             if all(graph.terminal[k] for k in found):
@@ -303,6 +307,10 @@ class Referee:
         if ending and self.status == PLAYING:  # the game was over: the players clear the board
             events += self._close(t, None, among=ending)
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
+        missed = unseen_turns(self.rules, graph, seen) if self._unseen else []
+        if missed:  # a turn made out of sight, and the next: asked, for more turns could be
+            events += [self._restored(t)] if self.status == FLAGGED else []
+            return events + self._ask(t, missed, "A turn was made out of sight: which turn was it?")
         return events + self._illegal(t, graph.closest(seen)[1])
 
     def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> tuple[list[tuple[Any, Any]], bool]:
@@ -565,9 +573,10 @@ class Referee:
             events.append(Event(ev.GAME_OVER, t, {"result": over.result, "winner": over.winner, "reason": over.reason}))
         return events
 
-    def _ask(self, t: float, options: list[tuple[Any, Any]]) -> list[Event]:
+    def _ask(self, t: float, options: list[tuple[Any, Any]],
+             question: str = "Several turns fit the board: which one was played?") -> list[Event]:
         self.candidates = options
-        self.question = "Several turns fit the board: which one was played?"
+        self.question = question
         self.status, self._pressed_on = AWAITING, False
         texts = [self.rules.format_turn(turn) for turn, _ in options]
         return [Event(ev.CONFIRM_NEEDED, t, {"question": self.question, "candidates": texts})]

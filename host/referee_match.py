@@ -178,6 +178,15 @@ def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int
     return False
 
 
+def unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str]) -> list[tuple[Any, Any]]:
+    """The whole turns from ``graph``'s position after which the board shows the next turn,
+    whole or under way: a turn made while the board was out of sight (a hand over it, a
+    place unknown), that the board then shows followed by another. (turn, position after),
+    one per position after."""
+    return [(turn, after) for turn, after in graph.complete(k for k, done in enumerate(graph.done) if done)
+            if rules.outcome(after) is None and reaches(rules, after, seen)]
+
+
 def reaches_by_walk(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
     """:func:`reaches` by comparing every state of the walk (the reference it is tested
     against, and the answer for games without a bound)."""

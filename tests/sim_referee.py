@@ -3,11 +3,13 @@ the end-to-end tests and the referee benchmark)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from dataclasses import dataclass, field
+from typing import Iterable, Iterator
 
 from host.games import rules_for
-from host.observation import Press
+from host.observation import UNKNOWN, Observation, Press
 from host.referee import Referee
 from host.sim import SimConfig, simulate_game
 from host.sources import BASE_HOLLOWS
@@ -65,14 +67,15 @@ def true_after(rules, truth, position, number: int, t: float) -> str:
 
 def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
                  camera: tuple[int, int] | None = None, turns: int = 300, trays: bool = False,
-                 button: bool = False) -> Outcome:
+                 button: bool = False, blind: float = 0.0) -> Outcome:
     """One simulated game refereed; a confirmation is answered with the true turn, as the
     players would. ``occupancy``: reed switches under the base hollows and turn buttons, no
     camera (no hands over the board, then). ``camera``: every frame rendered at this
     resolution and read by vision (host/sim_vision.py) instead of the simulator's ideal
     sensor (no flicker then: vision makes its own errors). ``trays``: the reserve trays are
     sensed too (Pylos). ``button``: questions are answered with the confirm button pressed
-    while the board's lights show the true candidate (a press with its ``choice``)."""
+    while the board's lights show the true candidate (a press with its ``choice``). ``blind``:
+    the whole board out of sight for this many seconds every 5 to 20 s (:func:`out_of_sight`)."""
     options = {"width": 9, "height": 9} if camera and game == "sparklies" else OPTIONS.get(game, {})
     rules = rules_for(game, **options)
     noise = {k: v for k, v in NOISY.items() if k != "hands"} if occupancy else NOISY
@@ -90,6 +93,8 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
     if camera:
         from host.sim_vision import Cameras
         stream = Cameras(random.Random(seed), camera).observations(sim)
+    if blind:
+        stream = out_of_sight(stream, random.Random(seed * 7 + 1), blind)
     for obs in stream:
         out = referee.observe(obs)
         for event in list(out):
@@ -119,6 +124,19 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
     result.takebacks_seen = sum(1 for e in events if e.type == "takeback")
     result.confirmations = sum(1 for e in events if e.type == "confirm-needed")
     return result
+
+
+def out_of_sight(stream: Iterable, rng: random.Random, seconds: float) -> Iterator:
+    """The observations with every place unknown for ``seconds`` from a time every 5 to 20 s
+    (the first 2 to 10 s in): a player leaning over the board while turns are made."""
+    start = rng.uniform(2, 10)
+    for obs in stream:
+        if isinstance(obs, Observation):
+            while obs.t > start + seconds:
+                start += seconds + rng.uniform(5, 20)
+            if obs.t >= start:
+                obs = dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
+        yield obs
 
 
 def run_games(args: tuple) -> Outcome:

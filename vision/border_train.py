@@ -95,6 +95,8 @@ def dataset(first: int, frames: int, pbr: Sequence[Path] = (), pbr_weight: float
             ws.append(np.full(len(y), pbr_weight if isinstance(job[0], Path) else 1.0))
             if k % 200 == 199:
                 print(f"  {k + 1}/{len(jobs)} frames", file=sys.stderr, flush=True)
+        pool.close()  # then join: the context's terminate alone can hang (CPython issue 78178)
+        pool.join()
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ws)
 
 

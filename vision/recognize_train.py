@@ -261,6 +261,8 @@ def pbr_dir_dataset(folders: list[str]) -> tuple[np.ndarray, np.ndarray]:
             ys.append(y)
             if k % 20 == 19:
                 print(f"  {k + 1}/{len(pngs)} path traced frames kept", file=sys.stderr, flush=True)
+        pool.close()  # then join: the context's terminate alone can hang (CPython issue 78178)
+        pool.join()
     return np.concatenate(xs), np.concatenate(ys)
 
 
