@@ -49,11 +49,10 @@ def test_a_turn_made_out_of_sight_is_asked_about_and_the_answer_keeps_the_record
     rules, start = board.rules, board.rules.start()
     board.show(rules.cells(start))
     after_white = board.play(start, WHITE, unknown=["2b3"])
-    after_black = rules.play(after_white, rules.parse_turn(after_white, BLACK))
     turn = rules.parse_turn(after_white, BLACK)
+    after_black = rules.play(after_white, turn)
     state = rules.begin_turn(after_white)
-    steps = list(rules.steps(after_white, turn))
-    for step in steps[:-1]:  # Black's turn under way, 2b3 still unknown
+    for step in list(rules.steps(after_white, turn))[:-1]:  # Black's turn under way, 2b3 unknown
         state = state.apply(step)
         board.show(state.cells(), ["2b3"])
     events = board.show(rules.cells(after_black))
