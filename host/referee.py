@@ -309,7 +309,8 @@ class Referee:
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
         missed = unseen_turns(self.rules, graph, seen) if self._unseen else []
         if missed:  # a turn made out of sight, and the next: asked, for more turns could be
-            events += [self._restored(t)] if self.status == FLAGGED else []
+            if self.status == FLAGGED:
+                events.append(self._restored(t))
             return events + self._ask(t, missed, "A turn was made out of sight: which turn was it?")
         return events + self._illegal(t, graph.closest(seen)[1])
 
@@ -361,7 +362,7 @@ class Referee:
             return False
         graph = self._graph(after)
         return any(self.rules.outcome(nxt) is None and reaches(self.rules, nxt, seen, NEXT_STEPS)
-                   for _, nxt in graph.complete(k for k in range(len(graph.states)) if graph.done[k]))
+                   for _, nxt in graph.whole_turns())
 
     def _earlier_position(self, seen: dict[str, str]) -> int | None:
         """The most recent earlier position the board shows again: a takeback."""

@@ -134,6 +134,11 @@ class TurnGraph:
                 out.setdefault(after, turn)
         return [(turn, after) for after, turn in out.items()]
 
+    def whole_turns(self) -> list[tuple[Any, Any]]:
+        """:meth:`complete` for every state that completes a turn: every whole turn from
+        the position."""
+        return self.complete(k for k, done in enumerate(self.done) if done)
+
 
 def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
     """Whether some physical state of the turn from ``position``, at most ``max_steps``
@@ -183,7 +188,7 @@ def unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str]) -> lis
     whole or under way: a turn made while the board was out of sight (a hand over it, a
     place unknown), that the board then shows followed by another. (turn, position after),
     one per position after."""
-    return [(turn, after) for turn, after in graph.complete(k for k, done in enumerate(graph.done) if done)
+    return [(turn, after) for turn, after in graph.whole_turns()
             if rules.outcome(after) is None and reaches(rules, after, seen)]
 
 

@@ -30,11 +30,13 @@ class Board:
         self.events += out
         return out
 
-    def play(self, position, text, unknown=()):
-        """Every board of the turn, each with the ``unknown`` places unknown."""
+    def play(self, position, text, unknown=(), *, but_last=False):
+        """Every board of the turn (``but_last``: not its last), each with the ``unknown``
+        places unknown; the position after the whole turn."""
         turn = self.rules.parse_turn(position, text)
         state = self.rules.begin_turn(position)
-        for step in self.rules.steps(position, turn):
+        steps = list(self.rules.steps(position, turn))
+        for step in steps[:-1] if but_last else steps:
             state = state.apply(step)
             self.show(state.cells(), unknown)
         return self.rules.play(position, turn)
@@ -49,12 +51,7 @@ def test_a_turn_made_out_of_sight_is_asked_about_and_the_answer_keeps_the_record
     rules, start = board.rules, board.rules.start()
     board.show(rules.cells(start))
     after_white = board.play(start, WHITE, unknown=["2b3"])
-    turn = rules.parse_turn(after_white, BLACK)
-    after_black = rules.play(after_white, turn)
-    state = rules.begin_turn(after_white)
-    for step in list(rules.steps(after_white, turn))[:-1]:  # Black's turn under way, 2b3 unknown
-        state = state.apply(step)
-        board.show(state.cells(), ["2b3"])
+    after_black = board.play(after_white, BLACK, unknown=["2b3"], but_last=True)  # under way
     events = board.show(rules.cells(after_black))
     assert [e.type for e in events] == ["confirm-needed"]
     assert events[0].data["question"] == "A turn was made out of sight: which turn was it?"
