@@ -143,6 +143,8 @@ def run(quick: bool = False) -> list[tuple[str, str, str]]:
                          f"boards whole {total['whole']} of {posed}", ""))
             rows.append((f"{board_name}, {kind} frames: confident wrong readings",
                          f"{total['wrong']} of {total['chars']}", "0"))
+        pool.close()  # then join: the context's terminate alone can hang (CPython issue 78178)
+        pool.join()
     return rows
 
 
