@@ -18,15 +18,22 @@ from typing import Any, Callable, Mapping
 from . import events as ev
 from .events import Event
 from .games import Rules, RulesError
-from .referee_state import game_tags, referee_state
+from .referee_sparklies import SparkliesDecisions
+from .referee_state import AWAITING, FINISHED, FLAGGED, PLAYING, game_tags, referee_state
 from .observation import Observation, Press, matches
 from .stability import Stability, StabilityFilter
 from .referee_match import (CellDiff, TurnGraph, describe_diff, occluded_cells, reaches, seen_cells,
-                            sparklies_board, unseen_turns)
+                            two_unseen_turns, unseen_turns)
 
-PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
 #: how many steps into the next turn a board may be when the end of this one was not seen
 NEXT_STEPS = 4
+#: how many turns a takeback made out of sight may undo
+TAKEN_BACK_UNSEEN = 2
+#: how long the board must have been out of sight (from the first observation with a place
+#: unknown for no reason to the last, since the board last matched a turn) for two turns, or
+#: a takeback and a turn, to have been made meanwhile: a hand that makes one move, legal or
+#: not, hides it for less
+OUT_OF_SIGHT_S = 2.0
 
 
 class CommandError(ValueError):
@@ -41,7 +48,7 @@ def iso(ts: datetime) -> str:
     return ts.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{ts.microsecond // 1000:03d}Z"
 
 
-class Referee:
+class Referee(SparkliesDecisions):
     """Referees one game at a time of one game kind (``rules``)."""
 
     def __init__(self, rules: Rules, *, start: Any | None = None, stability: Stability = Stability(),
@@ -77,6 +84,10 @@ class Referee:
         self._graphs: dict[Any, TurnGraph] = {}
         #: a board was out of sight since the board last matched a turn: one may have gone unseen
         self._unseen = False
+        #: the first and last observations since then with a place unknown for no reason
+        self._hidden: tuple[float, float] | None = None
+        #: the last board out of sight that nothing explained (position, turns, cells): not searched again
+        self._unexplained: tuple | None = None
 
     # -- public ------------------------------------------------------------------------
     @property
@@ -125,6 +136,8 @@ class Referee:
             return started + self.press(obs)
         if obs.reserves is not None:
             self.reserves_seen = dict(obs.reserves)
+        if self.position is not None and not self.sparklies and occluded_cells(self.rules, obs, self.coverage):
+            self._hidden = (self._hidden[0] if self._hidden else obs.t, obs.t)
         stable = self.filter.feed(obs)
         if stable is None:
             return started
@@ -268,7 +281,7 @@ class Referee:
         found = graph.matching(seen, graph.descendants(self.pending)) if self.pending else []
         found = found or graph.matching(seen)
         if found:
-            self._unseen = False
+            self._unseen, self._hidden = False, None
             if self.status == FLAGGED:
                 events.append(self._restored(t))
             if all(graph.terminal[k] for k in found):
@@ -307,12 +320,32 @@ class Referee:
         if ending and self.status == PLAYING:  # the game was over: the players clear the board
             events += self._close(t, None, among=ending)
             return events + (self._after_game(t, seen) if self.status == FINISHED else [])
-        missed = unseen_turns(self.rules, graph, seen) if self._unseen else []
-        if missed:  # a turn made out of sight, and the next: asked, for more turns could be
-            if self.status == FLAGGED:
-                events.append(self._restored(t))
-            return events + self._ask(t, missed, "A turn was made out of sight: which turn was it?")
+        if self._unseen:
+            return events + self._out_of_sight(t, graph, seen)
         return events + self._illegal(t, graph.closest(seen)[1])
+
+    def _out_of_sight(self, t: float, graph: TurnGraph, seen: dict[str, str]) -> list[Event]:
+        """A board no turn explains, seen after the board was out of sight: a turn made
+        meanwhile and the next (asked: more turns could fit); after :data:`OUT_OF_SIGHT_S`
+        out of sight, a takeback and a whole turn, or two whole turns (the first asked) and
+        perhaps a third. Flagged when none fits; the same board is not searched again."""
+        long = self._hidden is not None and self._hidden[1] - self._hidden[0] >= OUT_OF_SIGHT_S
+        key = (self.position, len(self.positions), long, tuple(seen.items()))
+        if key == self._unexplained:
+            return self._illegal(t, graph.closest(seen)[1])
+        missed = unseen_turns(self.rules, graph, seen)
+        question = "A turn was made out of sight: which turn was it?"
+        if not missed and long:
+            for k in range(len(self.positions) - 2, max(len(self.positions) - 2 - TAKEN_BACK_UNSEEN, -1), -1):
+                earlier = self._graph(self.positions[k])
+                if earlier.matching(seen, (j for j, done in enumerate(earlier.done) if done)):
+                    return self._takeback(t, k) + self._decide_pyramid(t, seen)
+            missed = two_unseen_turns(self.rules, graph, seen)
+            question = "Turns were made out of sight: which came first?"
+        if not missed:
+            self._unexplained = key
+            return self._illegal(t, graph.closest(seen)[1])
+        return ([self._restored(t)] if self.status == FLAGGED else []) + self._ask(t, missed, question)
 
     def _continuations(self, graph: TurnGraph, seen: dict[str, str]) -> tuple[list[tuple[Any, Any]], bool]:
         """Whole turns of this graph after which the board shows the next turn under way.
@@ -371,70 +404,6 @@ class Referee:
             if all(matches(v, cells[n]) for n, v in seen.items()):
                 return k
         return None
-
-    def _decide_sparklies(self, t: float, obs: Observation) -> list[Event]:
-        rules, position = self.rules, self.position
-        mover = rules.to_move(position)[0]
-        cells, bad = sparklies_board(rules, position, obs, mover)
-        events: list[Event] = []
-        if bad:
-            pend = self.pending_cells
-            if pend is not None and self.status == PLAYING and all(v[1] != "." for v in pend.values()):
-                events += self._close_sparklies(t, pend)  # the game was over: the board is cleared
-                if self.status == FINISHED:
-                    return events + self._after_game(t, cells)
-                return events
-            back = self._earlier_position(cells)
-            if back is not None:
-                return self._takeback(t, back)
-            return self._illegal(t, bad)
-        if self.status == AWAITING:
-            return events
-        before = rules.cells(position)
-        other = "w" if mover == "b" else "b"
-        opened = [n for n, v in cells.items() if v[1] == other and before[n][1] != other]
-        if opened:  # the next player's first step: this turn is over
-            after_cells = dict(cells)
-            after_cells[opened[0]] = cells[opened[0]][0] + "."
-            flagged = self.status == FLAGGED
-            events = self._close_sparklies(t, after_cells)
-            if flagged:
-                if self.status == FLAGGED:
-                    return events  # still illegal (the same cells again raise nothing new)
-                self.flag = None
-                events.insert(0, Event(ev.RESTORED, t, {"position": rules.format_position(position)}))
-            if self.status == PLAYING and self.position is not position:
-                self.pending_cells = cells  # the next turn under way
-            return events
-        if self.status == FLAGGED:
-            events.append(self._restored(t))
-        self.pending_cells = cells if cells != before else None
-        return events
-
-    def _close_sparklies(self, t: float, cells: dict[str, str], move: str | None = None) -> list[Event]:
-        rules, position = self.rules, self.position
-        mover = rules.to_move(position)
-        try:
-            after = rules.make_position({n: v[0] for n, v in cells.items()},
-                                        black=[n for n, v in cells.items() if v[1] == "b"],
-                                        white=[n for n, v in cells.items() if v[1] == "w"],
-                                        to_move=rules.players[1 - rules.players.index(mover)])
-        except RulesError as exc:
-            return self._illegal(t, [], reason=str(exc))
-        if move is not None:
-            turn = rules.parse_turn(position, move)
-            return self._commit(t, turn, rules.play(position, turn))
-        answer = rules.infer(position, after, budget_ms=self.infer_budget_ms)
-        if answer.status == "found":
-            return self._commit(t, answer.turn, after)
-        if answer.status == "none":
-            before = rules.cells(position)
-            diffs = [CellDiff(n, before[n], cells[n]) for n in answer.unexplained if n in cells]
-            return self._illegal(t, diffs, reason=answer.reason)
-        self.candidates = []
-        self.status = AWAITING
-        self.question = "The turn could not be worked out in time: confirm it by entering the turn."
-        return [Event(ev.CONFIRM_NEEDED, t, {"question": self.question, "candidates": []})]
 
     # -- closing a turn on request -------------------------------------------------------
     def _close(self, t: float, move: str | None, among: list[int] | None = None) -> list[Event]:
@@ -507,16 +476,6 @@ class Referee:
         tags = game_tags(self.rules, start)
         return [Event(ev.NEW_GAME, t, {"game": self.rules.game, "variant": self.rules.variant,
                                         "position": self.rules.format_position(start), "tags": tags})]
-
-    def _maybe_sparklies_start(self, obs: Observation) -> list[Event]:
-        cells = {n: obs.cells.get(n, "??") for n in self.names}
-        if any("?" in v for v in cells.values()) or any(v[1] != "." for v in cells.values()):
-            return []
-        try:
-            start = self.rules.make_position({n: v[0] for n, v in cells.items()})
-        except RulesError:
-            return []
-        return self._new_game(obs.t, start)
 
     def _after_game(self, t: float, seen: dict[str, str]) -> list[Event]:
         """After a finished game: the start position (an uncontrolled Sparklies board) starts

@@ -140,18 +140,20 @@ class TurnGraph:
         return self.complete(k for k, done in enumerate(self.done) if done)
 
 
-def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
+def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None, *,
+            whole: bool = False) -> bool:
     """Whether some physical state of the turn from ``position``, at most ``max_steps``
     steps in, shows the seen cells: the question :class:`TurnGraph` answers, but stopping at
     the first match instead of listing every state (it is asked of many positions when a
-    turn may have ended unseen, and mostly answered no).
+    turn may have ended unseen, and mostly answered no). ``whole``: only the position itself
+    or a state that completes a turn counts (not a ball held in the air).
 
     The same walk as :func:`reaches_by_walk`, pruned: a state is neither compared nor
     followed when :func:`~host.games.turn_bounds.steps_bound` shows that no state after it
     within the steps left can show the cells. The answer is the same."""
     bound = steps_bound(rules.game, seen, position)
     if bound is None:
-        return reaches_by_walk(rules, position, seen, max_steps)
+        return reaches_by_walk(rules, position, seen, max_steps, whole=whole)
     limit = float("inf") if max_steps is None else max_steps
     root = rules.begin_turn(position)
     need = bound(root)
@@ -177,26 +179,76 @@ def reaches(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int
             need = bound(nxt)
             if need is None or depth + need > limit:
                 continue
-            if need == 0:
+            if need == 0 and (not whole or nxt.complete_turns()):
                 return True
             todo.append((nxt, depth))
     return False
 
 
-def unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str]) -> list[tuple[Any, Any]]:
+def unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str], *,
+                 whole: bool = False) -> list[tuple[Any, Any]]:
     """The whole turns from ``graph``'s position after which the board shows the next turn,
-    whole or under way: a turn made while the board was out of sight (a hand over it, a
-    place unknown), that the board then shows followed by another. (turn, position after),
-    one per position after."""
+    whole or under way (``whole``: not begun, or whole): a turn made while the board was out
+    of sight (a hand over it, a place unknown), that the board then shows followed by
+    another. (turn, position after), one per position after."""
     return [(turn, after) for turn, after in graph.whole_turns()
-            if rules.outcome(after) is None and reaches(rules, after, seen)]
+            if rules.outcome(after) is None and reaches(rules, after, seen, whole=whole)]
 
 
-def reaches_by_walk(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None) -> bool:
+#: the first turns tried, closest to the board first, when two turns may have been made out
+#: of sight: each costs a turn graph of the position after it (up to 5 ms in Sparks, whose
+#: first turns can number 200)
+TWO_UNSEEN_TRIED = 48
+
+
+def two_unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str],
+                     tried: int = TWO_UNSEEN_TRIED) -> list[tuple[Any, Any]]:
+    """The first of two whole turns from ``graph``'s position after which the board shows
+    nothing more or a third, whole (:func:`unseen_turns` from each first turn's position
+    after): two turns made while the board was out of sight. (turn, position after) of the
+    first, one per position after. Each of the two must leave a trace (:func:`_shows`), and
+    a third under way is not looked for: with a ball held in the air, three turns explain
+    too many boards (an illegal one made by hand, which hides the board too). The ``tried``
+    first turns whose positions after differ from the board in the fewest places are tried,
+    in that order, so the answer is the same on any machine."""
+    firsts = [(turn, after) for turn, after in graph.whole_turns() if rules.outcome(after) is None]
+    items = list(seen.items())
+
+    def differing(after: Any) -> int:
+        cells = rules.cells(after)
+        return sum(1 for name, value in items if not matches(value, cells[name]))
+
+    firsts.sort(key=lambda option: differing(option[1]))
+    before = rules.cells(graph.position)
+    out = []
+    for turn, after in firsts[:tried]:
+        middle = rules.cells(after)
+        if not _shows(before, middle, seen):
+            continue
+        seconds = unseen_turns(rules, TurnGraph(rules, after), seen, whole=True)
+        if any(_shows(middle, rules.cells(after2), seen) for _, after2 in seconds):
+            out.append((turn, after))
+    return out
+
+
+def _shows(before: Mapping[str, str], after: Mapping[str, str], seen: Mapping[str, str]) -> bool:
+    """Whether the board shows a trace of a turn made out of sight: some place it changed
+    is seen as it left it, and none otherwise. A turn that left nothing, or whose trace a
+    later one undid (a Pylos ball put, then taken back with a square), explains too much: an
+    illegal board made by hand would pass for three turns."""
+    changed = [(name, value) for name, value in after.items() if value != before[name]]
+    return (any(name in seen for name, _ in changed)
+            and all(name not in seen or matches(seen[name], value) for name, value in changed))
+
+
+def reaches_by_walk(rules: Rules, position: Any, seen: Mapping[str, str], max_steps: int | None = None, *,
+                    whole: bool = False) -> bool:
     """:func:`reaches` by comparing every state of the walk (the reference it is tested
     against, and the answer for games without a bound)."""
     items = list(seen.items())
-    for state, _ in walk_turn(rules.begin_turn(position), max_steps):
+    for state, depth in walk_turn(rules.begin_turn(position), max_steps):
+        if whole and depth and not state.complete_turns():
+            continue
         cells = state.cells()
         if all(v == cells[n] or matches(v, cells[n]) for n, v in items):
             return True

@@ -12,7 +12,7 @@ from .games.base import diff_cells
 if TYPE_CHECKING:
     from .referee import Referee
 
-FINISHED, AWAITING = "finished", "awaiting-confirmation"
+PLAYING, FLAGGED, AWAITING, FINISHED = "playing", "flagged", "awaiting-confirmation", "finished"
 
 
 def referee_state(referee: "Referee") -> dict[str, Any]:

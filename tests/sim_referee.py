@@ -67,7 +67,7 @@ def true_after(rules, truth, position, number: int, t: float) -> str:
 
 def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
                  camera: tuple[int, int] | None = None, turns: int = 300, trays: bool = False,
-                 button: bool = False, blind: float = 0.0) -> Outcome:
+                 button: bool = False, blind: float = 0.0, hand_first: float = 0.0) -> Outcome:
     """One simulated game refereed; a confirmation is answered with the true turn, as the
     players would. ``occupancy``: reed switches under the base hollows and turn buttons, no
     camera (no hands over the board, then). ``camera``: every frame rendered at this
@@ -75,7 +75,9 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
     sensor (no flicker then: vision makes its own errors). ``trays``: the reserve trays are
     sensed too (Pylos). ``button``: questions are answered with the confirm button pressed
     while the board's lights show the true candidate (a press with its ``choice``). ``blind``:
-    the whole board out of sight for this many seconds every 5 to 20 s (:func:`out_of_sight`)."""
+    the whole board out of sight for this many seconds every 5 to 20 s (:func:`out_of_sight`).
+    ``hand_first``: the whole board out of sight for this many seconds before each illegal
+    board (the hand that makes it, :func:`hand_before_illegal`)."""
     options = {"width": 9, "height": 9} if camera and game == "sparklies" else OPTIONS.get(game, {})
     rules = rules_for(game, **options)
     noise = {k: v for k, v in NOISY.items() if k != "hands"} if occupancy else NOISY
@@ -95,6 +97,8 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
         stream = Cameras(random.Random(seed), camera).observations(sim)
     if blind:
         stream = out_of_sight(stream, random.Random(seed * 7 + 1), blind)
+    if hand_first:
+        stream = hand_before_illegal(stream, truth, hand_first)
     for obs in stream:
         out = referee.observe(obs)
         for event in list(out):
@@ -136,6 +140,16 @@ def out_of_sight(stream: Iterable, rng: random.Random, seconds: float) -> Iterat
                 start += seconds + rng.uniform(5, 20)
             if obs.t >= start:
                 obs = dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
+        yield obs
+
+
+def hand_before_illegal(stream: Iterable, truth, seconds: float) -> Iterator:
+    """The observations with every place unknown for ``seconds`` before each illegal board
+    first shows: with a camera, the hand that makes an illegal move hides the board first."""
+    windows = [(ep.t_first - seconds, ep.t_first) for ep in truth.illegal]
+    for obs in stream:
+        if isinstance(obs, Observation) and any(a <= obs.t < b for a, b in windows):
+            obs = dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
         yield obs
 
 
