@@ -211,18 +211,13 @@ def two_unseen_turns(rules: Rules, graph: TurnGraph, seen: Mapping[str, str],
     too many boards (an illegal one made by hand, which hides the board too). The ``tried``
     first turns whose positions after differ from the board in the fewest places are tried,
     in that order, so the answer is the same on any machine."""
-    firsts = [(turn, after) for turn, after in graph.whole_turns() if rules.outcome(after) is None]
+    firsts = [(turn, after, rules.cells(after)) for turn, after in graph.whole_turns()
+              if rules.outcome(after) is None]
     items = list(seen.items())
-
-    def differing(after: Any) -> int:
-        cells = rules.cells(after)
-        return sum(1 for name, value in items if not matches(value, cells[name]))
-
-    firsts.sort(key=lambda option: differing(option[1]))
+    firsts.sort(key=lambda first: sum(1 for name, value in items if not matches(value, first[2][name])))
     before = rules.cells(graph.position)
     out = []
-    for turn, after in firsts[:tried]:
-        middle = rules.cells(after)
+    for turn, after, middle in firsts[:tried]:
         if not _shows(before, middle, seen):
             continue
         seconds = unseen_turns(rules, TurnGraph(rules, after), seen, whole=True)

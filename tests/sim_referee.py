@@ -130,6 +130,11 @@ def referee_game(game: str, seed: int, noisy: bool, occupancy: bool = False, *,
     return result
 
 
+def _all_unknown(obs: Observation) -> Observation:
+    """The observation with every place unknown: the board out of sight."""
+    return dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
+
+
 def out_of_sight(stream: Iterable, rng: random.Random, seconds: float) -> Iterator:
     """The observations with every place unknown for ``seconds`` from a time every 5 to 20 s
     (the first 2 to 10 s in): a player leaning over the board while turns are made."""
@@ -139,7 +144,7 @@ def out_of_sight(stream: Iterable, rng: random.Random, seconds: float) -> Iterat
             while obs.t > start + seconds:
                 start += seconds + rng.uniform(5, 20)
             if obs.t >= start:
-                obs = dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
+                obs = _all_unknown(obs)
         yield obs
 
 
@@ -149,7 +154,7 @@ def hand_before_illegal(stream: Iterable, truth, seconds: float) -> Iterator:
     windows = [(ep.t_first - seconds, ep.t_first) for ep in truth.illegal]
     for obs in stream:
         if isinstance(obs, Observation) and any(a <= obs.t < b for a, b in windows):
-            obs = dataclasses.replace(obs, cells={name: UNKNOWN for name in obs.cells})
+            obs = _all_unknown(obs)
         yield obs
 
 

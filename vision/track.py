@@ -185,24 +185,22 @@ def _bright_enough(bare: np.ndarray) -> bool:
     return float(np.median(bare)) * (1.0 + BARE_RATIO) < CLIP_LUM
 
 
+def _changed_samples(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> np.ndarray:
+    """Which of a position's samples (where ``ok``) changed from ``ref``."""
+    return (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
+
+
 def _differs(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
     """Whether a position's samples (where ``ok``) changed from ``ref``."""
-    differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
-    return bool(differ.sum() > CHANGED_SHARE * max(int(ok.sum()), 1))
+    return bool(_changed_samples(pixels, ref, ok).sum() > CHANGED_SHARE * max(int(ok.sum()), 1))
 
 
-def _changed_share(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> float:
-    """The share of a position's samples (where ``ok``) that changed from ``ref``."""
-    differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
-    return float(differ.sum()) / max(int(ok.sum()), 1)
-
-
-def _shaded(pixels: np.ndarray, ref: np.ndarray, ok: np.ndarray) -> bool:
-    """Whether a position's samples (where ``ok``) changed as a shadow changes them: fewer
-    than :data:`SHADE_SHARE` of them, each darker in every channel by the same factor
-    (within :data:`SHADE_TINT`). A ball put on the place changes most of its samples, and
-    its shading and highlight make some lighter; a ball put beside it shades part of it."""
-    differ = (np.abs(pixels - ref).max(axis=-1) > DIFF_LEVELS) & ok
+def _shaded(pixels: np.ndarray, ref: np.ndarray, differ: np.ndarray, ok: np.ndarray) -> bool:
+    """Whether a position's samples (where ``ok``) changed as a shadow changes them (``differ``,
+    :func:`_changed_samples`): fewer than :data:`SHADE_SHARE` of them, each darker in every
+    channel by the same factor (within :data:`SHADE_TINT`). A ball put on the place changes
+    most of its samples, and its shading and highlight make some lighter; a ball put beside
+    it shades part of it."""
     if not differ.any() or differ.sum() >= SHADE_SHARE * ok.sum():
         return False
     ratio = pixels[differ] / np.maximum(ref[differ], 1.0)
@@ -389,16 +387,18 @@ class Tracker:
                     # it looks again as it did when it was read ``back``: the same content
                     cells[name], details[name] = back, f"looks as when it was read {back}"
                     self._keep(i, back, px[i])
-                elif not sure and not result.hand and code == "." and _shaded(px[i], ref, ok):
-                    # (its pixels are not kept: where the shadow moves on, it looks as before)
-                    cells[name] = "."
-                    details[name] = "a shadow fell on part of it (darker, its colour kept): still empty"
                 elif not sure and not result.hand:
-                    cells[name], why = self._changed(code, result.probabilities.get(name), seen,
-                                                     _changed_share(px[i], ref, ok))
-                    if why:
-                        details[name] = why
-                        self._keep(i, cells[name], px[i])  # held while the pixels stay so
+                    changed = _changed_samples(px[i], ref, ok)
+                    if code == "." and _shaded(px[i], ref, changed, ok):
+                        # (its pixels are not kept: where the shadow moves on, it looks as before)
+                        cells[name] = "."
+                        details[name] = "a shadow fell on part of it (darker, its colour kept): still empty"
+                    else:
+                        share = float(changed.sum()) / max(int(ok.sum()), 1)
+                        cells[name], why = self._changed(code, result.probabilities.get(name), seen, share)
+                        if why:
+                            details[name] = why
+                            self._keep(i, cells[name], px[i])  # held while the pixels stay so
                 maybe[i] = cells[name] != "."
                 continue
             ref += BLEND * (px[i] - ref) * ok[:, None]  # slow changes of light
