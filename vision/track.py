@@ -98,6 +98,9 @@ HISTORY = 4
 PLATE_GRID = 8
 #: how fast the pixels kept follow slow changes of light (per frame, where unchanged)
 BLEND = 0.05
+#: games where a turn puts one ball at most, so that a ball cannot be put on a place over
+#: an empty one in one reach (a Sparks turn may put a ball and a second on it)
+ONE_BALL_A_TURN = frozenset({"pylos"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,6 +236,8 @@ class Tracker:
         self._focals: list[float] = []
         self._rebase = False
         self._last_clear = False
+        #: a turn puts one ball at most (Pylos; a Sparks turn may put a ball and one on it)
+        self._one_a_turn = recognizer.game in ONE_BALL_A_TURN
         #: positions from the top down: what lies over a place is settled before it
         self._order = sorted(range(len(self.names)), key=lambda i: -self.board.positions[i].centre[2])
 
@@ -356,6 +361,8 @@ class Tracker:
                     self._trusted.add(i)
             self._known = None
         maybe = self._possible(cells)
+        held = np.array([i in self._kept and self._kept[i][0] != "." for i in range(len(self.names))])
+        gone = np.zeros(len(self.names), dtype=bool)  # balls kept until this frame, now read empty
         for i in self._order:
             name = self.names[i]
             seen = cells[name]
@@ -368,6 +375,9 @@ class Tracker:
                 continue
             code, ref = kept
             ok = inside[i] & ~hidden[i][:, maybe].any(axis=1)
+            # where a ball just taken off hid it, the kept pixels show that ball: take them anew
+            bared = inside[i] & hidden[i][:, gone].any(axis=1)
+            ref[bared] = px[i][bared]
             if ok.sum() < MIN_SAMPLES:
                 # too little in view past what may stand in front: judge it past the balls
                 # seen there only; covered by those, it cannot change without them moving
@@ -389,17 +399,28 @@ class Tracker:
                     self._keep(i, back, px[i])
                 elif not sure and not result.hand:
                     changed = _changed_samples(px[i], ref, ok)
-                    if code == "." and _shaded(px[i], ref, changed, ok):
+                    if code == "." and self._one_a_turn and self._over_empty(i):
+                        # nothing rests on an empty place: a ball on it would need another put
+                        # under it at once. A ball put (or taken) under it shows through it
+                        cells[name] = "."
+                        details[name] = "changed, but a place under it is empty: still empty"
+                        self._keep(i, ".", px[i])
+                    elif code == "." and _shaded(px[i], ref, changed, ok):
                         # (its pixels are not kept: where the shadow moves on, it looks as before)
                         cells[name] = "."
                         details[name] = "a shadow fell on part of it (darker, its colour kept): still empty"
                     else:
                         share = float(changed.sum()) / max(int(ok.sum()), 1)
-                        cells[name], why = self._changed(code, result.probabilities.get(name), seen, share)
+                        if code == "." and share >= PUT_SHARE and self._put_on(i, px, inside, maybe):
+                            cells[name] = "#"
+                            why = "changed from empty, the balls under it only where it covers them: a ball put on it"
+                        else:
+                            cells[name], why = self._changed(code, result.probabilities.get(name), seen, share)
                         if why:
                             details[name] = why
                             self._keep(i, cells[name], px[i])  # held while the pixels stay so
                 maybe[i] = cells[name] != "."
+                gone[i] = held[i] and cells[name] == "."
                 continue
             ref += BLEND * (px[i] - ref) * ok[:, None]  # slow changes of light
             if sure and seen != code and code == "#" and seen != ".":
@@ -495,6 +516,38 @@ class Tracker:
             if sup and not possible[list(sup)].all():
                 possible[i] = False
         return possible
+
+    def _over_empty(self, i: int) -> bool:
+        """Whether a place that upper place ``i`` rests on is read empty (as last kept)."""
+        return any(s in self._kept and self._kept[s][0] == "." for s in self._supports.get(i, ()))
+
+    def _put_on(self, i: int, px: np.ndarray, inside: np.ndarray, maybe: np.ndarray) -> bool:
+        """Whether a ball was put on upper place ``i`` (read empty before; its pixels changed):
+        the balls it rests on that are seen beyond it did not change there, and changed
+        where it covers them (:data:`PUT_SHARE` of those samples or more). A ball under an
+        empty place that changed, or was taken, changes beyond it too; one seen only under
+        the place tells nothing either way. Colour need not tell a light ball from the
+        light balls under it; this does."""
+        assert self._samples is not None
+        sup = self._supports.get(i, ())
+        if not sup or any(s not in self._kept or self._kept[s][0] == "." for s in sup):
+            return False
+        others = maybe.copy()
+        others[i] = False
+        hidden = self._samples.hidden
+        under = changed_under = 0
+        for s in sup:
+            ref = self._kept[s][1]
+            ok = inside[s] & ~hidden[s][:, others].any(axis=1)
+            changed = _changed_samples(px[s], ref, ok)
+            beyond = ok & ~hidden[s][:, i]
+            if beyond.sum() < MIN_SAMPLES:
+                continue
+            if changed[beyond].sum() > CHANGED_SHARE * beyond.sum():
+                return False
+            under += int((ok & hidden[s][:, i]).sum())
+            changed_under += int((changed & hidden[s][:, i]).sum())
+        return under >= MIN_SAMPLES and changed_under >= PUT_SHARE * under
 
     def _changed(self, code: str, p: tuple[float, float, float] | None, seen: str,
                  share: float = 1.0) -> tuple[str, str]:
