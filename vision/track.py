@@ -12,9 +12,11 @@ standing in for the model's usual threshold), else ``?``.
 
 A reading is carried over only where the image gives no reason to doubt it: a fresh
 confident reading that disagrees with unchanged pixels makes the position ``?`` (one of the
-two is wrong), except against the known start, which is the players' word. Nothing is ever
-guessed from the game: vision knows nothing of rules. The support rules are checked again
-on the result (no ball over an empty place, nothing floats).
+two is wrong), except against the known start, which is the players' word. Nothing is
+guessed from the game's rules, with one exception of how it is played: a Pylos turn puts
+one ball, so no ball is put on a place over an empty one in one reach
+(:data:`ONE_BALL_A_TURN`). The support rules are checked again on the result (no ball over
+an empty place, nothing floats).
 
 A known position (``known``: the start a game is set up in, as at calibration) anchors
 the readings at the first clear frame; without one the tracker starts from the frame's own
