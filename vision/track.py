@@ -66,12 +66,13 @@ OCCLUDER_MARGIN = 1.25
 #: it (noisy game seed 2 through vision): 13 of 58 samples changed, each channel at 0.31-0.91
 #: of before, the channels within 0.11 of each other
 SHADE_SHARE = 0.5
+#: how far apart the channels' factors of a shadow's darkening may lie (see SHADE_SHARE)
+SHADE_TINT = 0.15
 #: a place read empty is read ``#`` (likely a ball) from its changed pixels only where at
 #: least this share of its samples changed: on 19 noisy games through vision the 94 right
 #: such readings changed 0.56 or more, 3 of the 4 wrong ones (empty level-2 places over a
 #: base ball that changed) 0.08-0.41
 PUT_SHARE = 0.5
-SHADE_TINT = 0.15
 #: fewer samples in view than this: the position is hidden under balls
 MIN_SAMPLES = 8
 #: grids: a plate's ring this much darker than the bare wood is black, this much brighter white,
@@ -363,7 +364,6 @@ class Tracker:
                     self._trusted.add(i)
             self._known = None
         maybe = self._possible(cells)
-        held = np.array([i in self._kept and self._kept[i][0] != "." for i in range(len(self.names))])
         gone = np.zeros(len(self.names), dtype=bool)  # balls kept until this frame, now read empty
         for i in self._order:
             name = self.names[i]
@@ -422,7 +422,7 @@ class Tracker:
                             details[name] = why
                             self._keep(i, cells[name], px[i])  # held while the pixels stay so
                 maybe[i] = cells[name] != "."
-                gone[i] = held[i] and cells[name] == "."
+                gone[i] = code != "." and cells[name] == "."  # (``code``: kept until this frame)
                 continue
             ref += BLEND * (px[i] - ref) * ok[:, None]  # slow changes of light
             if sure and seen != code and code == "#" and seen != ".":
